@@ -1,0 +1,1 @@
+"""Benchmarks and (later) sweeps, result stores, figures and reports."""

@@ -1,0 +1,197 @@
+"""Wire a Scenario into actors on one virtual-time loop, run to saturation, measure.
+
+A run is a pure function of (scenario, configuration, seed): one seeded numpy generator
+feeds the transport (latencies, loss) and is split per actor. The run ends at
+saturation (the first moment no user's next task fits on any server, thesis 1.5.5), or
+when ``max_time`` virtual seconds pass, or when no task was placed for ``stall_time``
+virtual seconds while some still fit (a policy that stopped making progress).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dgdrf.errors import ConfigError
+from dgdrf.model import metrics
+from dgdrf.model.scenario import Scenario
+from dgdrf.nodes.collector import ERROR_TOLERANCES, Collector
+from dgdrf.nodes.gateway import Gateway
+from dgdrf.nodes.server import Server
+from dgdrf.nodes.user import User
+from dgdrf.policies import PolicyOptions, make_policy
+from dgdrf.runtime.clock import VirtualClock
+from dgdrf.runtime.transport import LocalTransport
+
+GATEWAY = "gateway"
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything besides the scenario that determines a run."""
+
+    policy: str = "drf"
+    seed: int = 1
+    tick: float = 0.1
+    neighbors: int = 4
+    latency_ms: tuple[float, float] = (1.0, 5.0)
+    loss: float = 0.0
+    duplicate: float = 0.0
+    max_time: float = 100_000.0
+    stall_time: float = 600.0
+
+    def validate(self) -> RunConfig:
+        if self.tick <= 0:
+            raise ConfigError(f"--tick must be positive seconds, got {self.tick}")
+        if self.neighbors < 1:
+            raise ConfigError(f"--neighbors must be at least 1, got {self.neighbors}")
+        if self.seed < 0:
+            raise ConfigError(f"--seed must be non-negative, got {self.seed}")
+        lo, hi = self.latency_ms
+        if not 0 <= lo <= hi:
+            raise ConfigError(f"latency must satisfy 0 <= min <= max milliseconds, got [{lo}, {hi}]")
+        for name in ("loss", "duplicate"):
+            v = getattr(self, name)
+            if not 0 <= v <= 1:
+                raise ConfigError(f"{name} probability must be in [0, 1], got {v}")
+        if self.max_time <= 0 or self.stall_time <= 0:
+            raise ConfigError("max_time and stall_time must be positive seconds")
+        return self
+
+
+@dataclass
+class RunResult:
+    """What one run measured; :meth:`to_dict` is the ``--json`` document."""
+
+    policy: str
+    scenario: str
+    servers: int
+    users: int
+    seed: int
+    tick: float
+    neighbors: int
+    latency_ms: list[float]
+    runtime_s: float
+    wall_s: float
+    stop_reason: str
+    saturated: bool
+    allocations: int
+    min_share: float
+    gini: float
+    jain: float
+    ratio_20_20: float
+    error_ratio: float
+    error_ratio_tol: dict[str, float]
+    shares: dict[str, float]
+    tasks: dict[str, int]
+    utilization: dict[str, float]
+    messages: dict[str, Any]
+    bytes: dict[str, Any]
+    latency_s: dict[str, float]
+    unplaceable_users: list[str]
+    invariant_violations: list[str]
+    events: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        if d["ratio_20_20"] == float("inf"):
+            d["ratio_20_20"] = None  # JSON has no infinity; None = poorest 20 % hold nothing
+        return d
+
+
+def run_emulation(scenario: Scenario, config: RunConfig) -> RunResult:
+    """Run ``scenario`` under ``config`` in virtual time and measure it."""
+    config.validate()
+    rng = np.random.default_rng(config.seed)
+    clock = VirtualClock()
+    collector = Collector(scenario, on_saturated=clock.stop)
+    transport = LocalTransport(
+        clock,
+        rng,
+        latency=(config.latency_ms[0] / 1000.0, config.latency_ms[1] / 1000.0),
+        loss=config.loss,
+        duplicate=config.duplicate,
+        reporter=collector,
+    )
+    central = scenario.servers[0].id
+    policy = make_policy(config.policy, PolicyOptions(central=central, tick=config.tick, neighbors=config.neighbors))
+
+    for spec in scenario.servers:
+        server = Server(spec.id, spec.capacity, tick=config.tick)
+        for role in policy.server_roles(spec.id):
+            server.add_role(role)
+        transport.register(server)
+    transport.register(Gateway(GATEWAY, policy.gateway_routing()))
+    for spec in scenario.users:
+        transport.register(User(spec.id, spec.demand, GATEWAY))
+
+    stop_reason = ["saturated"]
+
+    def watchdog() -> None:
+        if collector.saturated_at is None and clock.now() - collector.last_allocation_at >= config.stall_time:
+            stop_reason[0] = "stalled"
+            clock.stop()
+        else:
+            clock.call_later(min(10.0, config.stall_time), watchdog)
+
+    collector.check_initial_saturation()
+    if collector.saturated_at is None:
+        transport.start_all()
+        clock.call_later(min(10.0, config.stall_time), watchdog)
+        t0 = time.perf_counter()
+        clock.run(until=config.max_time)
+        wall = time.perf_counter() - t0
+        if collector.saturated_at is None and stop_reason[0] == "saturated":
+            stop_reason[0] = "max_time"
+    else:
+        wall = 0.0
+    collector.finish()
+    return _result(scenario, config, collector, transport, wall, stop_reason[0])
+
+
+def _result(scenario: Scenario, config: RunConfig, collector: Collector, transport: LocalTransport, wall: float, stop_reason: str) -> RunResult:
+    ledger = collector.ledger
+    shares = ledger.shares()
+    n_alloc = len(collector.allocations)
+    runtime = collector.saturated_at if collector.saturated_at is not None else collector.last_allocation_at
+    lat = np.asarray(collector.latencies)
+    latency = (
+        {"p50": float(np.percentile(lat, 50)), "p90": float(np.percentile(lat, 90)), "p99": float(np.percentile(lat, 99)), "mean": float(lat.mean()), "max": float(lat.max())}
+        if lat.size
+        else {"p50": 0.0, "p90": 0.0, "p99": 0.0, "mean": 0.0, "max": 0.0}
+    )
+    msg = transport.stats.summary()
+    util = metrics.utilization(ledger.used, ledger.capacity)
+    return RunResult(
+        policy=config.policy,
+        scenario=scenario.name,
+        servers=len(scenario.servers),
+        users=len(scenario.users),
+        seed=config.seed,
+        tick=config.tick,
+        neighbors=config.neighbors,
+        latency_ms=list(config.latency_ms),
+        runtime_s=float(runtime),
+        wall_s=wall,
+        stop_reason=stop_reason,
+        saturated=collector.saturated_at is not None,
+        allocations=n_alloc,
+        min_share=metrics.min_share(shares),
+        gini=metrics.gini(shares),
+        jain=metrics.jain(shares),
+        ratio_20_20=metrics.ratio_20_20(shares),
+        error_ratio=collector.errors / n_alloc if n_alloc else 0.0,
+        error_ratio_tol={f"{t:.2f}": (collector.errors_tol[t] / n_alloc if n_alloc else 0.0) for t in ERROR_TOLERANCES},
+        shares={u: float(shares[i]) for i, u in enumerate(ledger.user_ids)},
+        tasks={u: int(ledger.tasks[i]) for i, u in enumerate(ledger.user_ids)},
+        utilization={r: float(util[j]) for j, r in enumerate(scenario.resources)},
+        messages={"total": msg["total"], "dropped": msg["dropped"], "duplicated": msg["duplicated"], "undeliverable": msg["undeliverable"], "by_type": {k: v["count"] for k, v in msg["by_type"].items()}},
+        bytes={"total": msg["bytes"], "by_type": {k: v["bytes"] for k, v in msg["by_type"].items()}},
+        latency_s=latency,
+        unplaceable_users=scenario.unplaceable_users(),
+        invariant_violations=list(collector.violations),
+        events=dict(sorted(collector.counters.items())),
+    )

@@ -1,0 +1,24 @@
+"""Exceptions a user can act on.
+
+Every bad input (scenario file, CLI flag, network frame) is rejected where it enters with
+one of these, carrying a one-line message that names what is wrong. The CLI turns them
+into ``dgdrf: error: <message>`` and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+
+class DgdrfError(Exception):
+    """Base class of all errors that are the user's input, not a bug."""
+
+
+class ScenarioError(DgdrfError):
+    """A scenario file or scenario value is malformed (names file, field and problem)."""
+
+
+class ConfigError(DgdrfError):
+    """A run option is invalid: unknown policy, negative tick, bad latency range ..."""
+
+
+class DecodeError(DgdrfError):
+    """A message frame could not be decoded (unknown type tag, wrong arity, not msgpack)."""

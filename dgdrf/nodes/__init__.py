@@ -1,0 +1,1 @@
+"""The actors: Server (resource node), User, Gateway and Collector (the instrument)."""

@@ -1,0 +1,131 @@
+"""The Collector: the measuring instrument (not part of any protocol).
+
+Nodes report events to it (write-only: no node ever reads it). In emulation it keeps the
+global truth in an :class:`~dgdrf.model.ledger.AllocationLedger` built from the
+scenario, and for every allocation it checks the invariants (no server over capacity, no
+task allocated twice, every allocation accepted by its user exactly once) and whether it
+was an error: the user did not hold the lowest global dominant share (eq. 3.3) among
+users whose next task still fits somewhere (thesis 5.3), also with relative tolerances.
+It detects saturation: the first moment no user's next task fits on any server, which
+ends a run (thesis 1.5.5, run-time).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dgdrf.model.ledger import AllocationLedger
+from dgdrf.model.resources import SHARE_TIE_TOLERANCE
+from dgdrf.model.scenario import Scenario
+
+#: Relative distances from the minimum share under which an allocation is not an error.
+ERROR_TOLERANCES = (0.01, 0.05, 0.10, 0.15)
+
+
+@dataclass
+class AllocationRecord:
+    time: float
+    user: str
+    task_id: int
+    server: str
+    share_before: float
+    min_share: float  # lowest G among users whose next task fit somewhere, before
+
+
+@dataclass
+class Collector:
+    """Global truth, errors, invariants and saturation of one emulated run."""
+
+    scenario: Scenario
+    on_saturated: Callable[[], None] | None = None
+    ledger: AllocationLedger = field(init=False)
+    allocations: list[AllocationRecord] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    errors: int = 0
+    errors_tol: dict[float, int] = field(default_factory=lambda: {t: 0 for t in ERROR_TOLERANCES})
+    submitted_at: dict[tuple[str, int], float] = field(default_factory=dict)
+    accepted: dict[tuple[str, int], list[str]] = field(default_factory=dict)
+    latencies: list[float] = field(default_factory=list)
+    counters: dict[str, int] = field(default_factory=dict)
+    saturated_at: float | None = None
+    last_allocation_at: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.ledger = AllocationLedger(len(self.scenario.resources))
+        for s in self.scenario.servers:
+            self.ledger.add_server(s.id, s.capacity)
+        for u in self.scenario.users:
+            self.ledger.add_user(u.id, u.demand)
+        self._allocated: set[tuple[str, int]] = set()
+
+    # -- the reporter interface (runtime.actor.Reporter) -------------------------------
+    def __call__(self, kind: str, source: str, time: float, fields: dict[str, Any]) -> None:
+        handler = getattr(self, f"_on_{kind}", None)
+        if handler is None:
+            self.counters[kind] = self.counters.get(kind, 0) + 1
+            return
+        handler(source, time, fields)
+
+    def check_initial_saturation(self, time: float = 0.0) -> None:
+        """A scenario where nobody fits anywhere is saturated before it starts."""
+        if not self.ledger.fits_anywhere().any():
+            self._saturate(time)
+
+    def _saturate(self, time: float) -> None:
+        if self.saturated_at is None:
+            self.saturated_at = time
+            if self.on_saturated is not None:
+                self.on_saturated()
+
+    def _on_submitted(self, user: str, time: float, f: dict[str, Any]) -> None:
+        self.submitted_at[(user, f["task_id"])] = time
+
+    def _on_accepted(self, user: str, time: float, f: dict[str, Any]) -> None:
+        self.accepted.setdefault((user, f["task_id"]), []).append(f["server"])
+
+    def _on_allocated(self, server: str, time: float, f: dict[str, Any]) -> None:
+        user, task_id = f["user"], f["task_id"]
+        key = (user, task_id)
+        ledger = self.ledger
+        if key in self._allocated:
+            self.violations.append(f"t={time:.6f}: task {task_id} of {user} allocated twice (again on {server})")
+            return
+        self._allocated.add(key)
+        accepted = self.accepted.get(key, [])
+        if accepted != [server]:
+            self.violations.append(f"t={time:.6f}: task {task_id} of {user} allocated on {server} but accepted for {accepted}")
+        u = ledger.user_index.get(user)
+        s = ledger.server_index.get(server)
+        if u is None or s is None:
+            self.violations.append(f"t={time:.6f}: allocation of unknown user {user!r} or server {server!r}")
+            return
+        shares = ledger.shares()
+        eligible = ledger.fits_anywhere()
+        g_min = float(shares[eligible].min()) if eligible.any() else float(shares[u])
+        g_u = float(shares[u])
+        rel = (g_u - g_min) / g_min if g_min > 0 else (np.inf if g_u > 0 else 0.0)
+        if rel > SHARE_TIE_TOLERANCE:
+            self.errors += 1
+        for tol in self.errors_tol:
+            if rel > tol:
+                self.errors_tol[tol] += 1
+        ledger.allocate(u, s, check=False)
+        if ledger.over_capacity(s):
+            self.violations.append(f"t={time:.6f}: server {server} over capacity after task {task_id} of {user}: used {ledger.used[s].tolist()} > capacity {ledger.capacity[s].tolist()}")
+        self.allocations.append(AllocationRecord(time, user, task_id, server, g_u, g_min))
+        self.last_allocation_at = time
+        t0 = self.submitted_at.pop(key, None)
+        if t0 is not None:
+            self.latencies.append(time - t0)
+        if not ledger.fits_anywhere().any():
+            self._saturate(time)
+
+    def finish(self) -> None:
+        """End-of-run invariant: every allocated task was accepted exactly once by its user."""
+        for key, servers in self.accepted.items():
+            if len(servers) > 1:
+                self.violations.append(f"task {key[1]} of {key[0]} accepted {len(servers)} times: {servers}")

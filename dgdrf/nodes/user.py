@@ -1,0 +1,56 @@
+"""The User actor: thesis algorithm 3.
+
+A user submits an endless stream of identical tasks, one at a time: ask the gateway for
+a server, send the task there, accept exactly one proposal per task id (any other is
+declined), and when told the task runs, start over with the next task id. Its global
+dominant share is what the allocating side last told it (it travels with each task).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from dgdrf.nodes.protocol import Accept, Decline, Proposal, ServerReply, ServerRequest, TaskAllocated, TaskRequest
+from dgdrf.runtime.actor import Actor
+
+
+class User(Actor):
+    """One user i with demand vector D_i (thesis 3.1, alg. 3)."""
+
+    def __init__(self, address: str, demand: Sequence[float], gateway: str) -> None:
+        super().__init__(address)
+        self.demand = [float(x) for x in demand]
+        self.gateway = gateway
+        self.task_id = 0  # the task being placed now
+        self.accepted_task = -1  # highest task id accepted (alg. 3: acceptedTaskId)
+        self.dominant_share = 0.0
+        self.running = 0  # tasks known to run
+
+    def on_start(self) -> None:
+        self._request_server()
+
+    def _request_server(self) -> None:
+        self.report("submitted", task_id=self.task_id)
+        self.send(self.gateway, ServerRequest(self.task_id))
+
+    def on_ServerReply(self, src: str, msg: ServerReply) -> None:
+        if msg.task_id != self.task_id:
+            return  # stale reply for a task already placed
+        self.send(msg.server, TaskRequest(self.address, self.task_id, self.demand, self.dominant_share))
+
+    def on_Proposal(self, src: str, msg: Proposal) -> None:
+        if msg.task_id == self.task_id and self.accepted_task < self.task_id:
+            self.accepted_task = self.task_id
+            self.report("accepted", task_id=msg.task_id, server=msg.server)
+            self.send(src, Accept(msg.task_id))
+        else:
+            self.send(src, Decline(msg.task_id))
+
+    def on_TaskAllocated(self, src: str, msg: TaskAllocated) -> None:
+        if msg.task_id != self.task_id:
+            self.report("stray_allocation", task_id=msg.task_id, server=msg.server)
+            return
+        self.running += 1
+        self.dominant_share = msg.dominant_share
+        self.task_id += 1
+        self._request_server()

@@ -1,0 +1,20 @@
+"""Allocation policies, by name. Later issues add probes, DDRF, DGDRF, PDGDRF, TSF ..."""
+
+from __future__ import annotations
+
+from dgdrf.errors import ConfigError
+from dgdrf.policies.base import Policy, PolicyOptions
+from dgdrf.policies.centralized import CentralizedDRF, CentralizedDRFBestFit, CentralizedFIFO
+
+POLICIES: dict[str, type[Policy]] = {cls.name: cls for cls in (CentralizedDRF, CentralizedDRFBestFit, CentralizedFIFO)}
+
+
+def make_policy(name: str, options: PolicyOptions) -> Policy:
+    """The policy called ``name``; an unknown name is a :class:`ConfigError` listing the known."""
+    cls = POLICIES.get(name)
+    if cls is None:
+        raise ConfigError(f"unknown policy {name!r}; known policies: {', '.join(POLICIES)}")
+    return cls(options)
+
+
+__all__ = ["POLICIES", "Policy", "PolicyOptions", "make_policy"]

@@ -1,0 +1,41 @@
+"""Per-message-type counters: the thesis prices protocols in messages and bytes (eqs. 4.3-4.6)."""
+
+from __future__ import annotations
+
+from dgdrf.runtime.messages import message_types
+
+
+class MessageStats:
+    """Messages and bytes sent per type tag, plus transport-level drops and duplicates."""
+
+    __slots__ = ("count", "nbytes", "dropped", "duplicated", "undeliverable")
+
+    def __init__(self) -> None:
+        self.count = [0] * 256
+        self.nbytes = [0] * 256
+        self.dropped = 0
+        self.duplicated = 0
+        self.undeliverable = 0
+
+    def totals(self) -> tuple[int, int]:
+        return sum(self.count), sum(self.nbytes)
+
+    def by_type(self) -> dict[str, dict[str, int]]:
+        """{type name: {"count": n, "bytes": b}} for every type sent at least once."""
+        names = {tag: cls.__name__ for tag, cls in message_types().items()}
+        return {
+            names.get(tag, f"tag{tag}"): {"count": self.count[tag], "bytes": self.nbytes[tag]}
+            for tag in sorted(range(256), key=lambda t: names.get(t, f"tag{t}"))
+            if self.count[tag]
+        }
+
+    def summary(self) -> dict:
+        total, nbytes = self.totals()
+        return {
+            "total": total,
+            "bytes": nbytes,
+            "dropped": self.dropped,
+            "duplicated": self.duplicated,
+            "undeliverable": self.undeliverable,
+            "by_type": self.by_type(),
+        }
