@@ -91,3 +91,39 @@ def machine_info() -> dict:
     import os
 
     return {"python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count()}
+
+
+def bench_runtime_command(actor_counts: list[int], messages: int, fanout: int, repeat: int, out) -> int:
+    """``dgdrf bench runtime``: median of ``repeat`` runs per actor count, as a table and JSON."""
+    import json
+    import statistics
+    from datetime import datetime, timezone
+
+    from rich.console import Console
+    from rich.table import Table
+
+    rows = []
+    for n in actor_counts:
+        runs = [run_runtime_bench(n, messages, fanout=fanout, seed=1 + i) for i in range(repeat)]
+        rates = [r.messages_per_s for r in runs]
+        rows.append(
+            {
+                "actors": n,
+                "fanout": fanout,
+                "messages": runs[0].messages,
+                "bytes_per_message": runs[0].bytes / runs[0].messages,
+                "messages_per_s_median": statistics.median(rates),
+                "messages_per_s_all": rates,
+                "wall_s_all": [r.wall_s for r in runs],
+            }
+        )
+    table = Table(title=f"runtime: msgpack messages per wall second, virtual time, latency uniform 1-5 ms (median of {repeat})")
+    for col in ("actors", "in flight", "messages", "bytes/msg", "msg/s (median)", "msg/s (all)"):
+        table.add_column(col, justify="right")
+    for r in rows:
+        table.add_row(str(r["actors"]), str(r["actors"] * fanout), str(r["messages"]), f"{r['bytes_per_message']:.1f}", f"{r['messages_per_s_median']:,.0f}", ", ".join(f"{x:,.0f}" for x in r["messages_per_s_all"]))
+    Console().print(table)
+    if out:
+        doc = {"benchmark": "runtime", "command": f"dgdrf bench runtime --actors {','.join(map(str, actor_counts))} --messages {messages} --fanout {fanout} --repeat {repeat}", "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": machine_info(), "results": rows}
+        out.write_text(json.dumps(doc, indent=1) + "\n")
+    return 0

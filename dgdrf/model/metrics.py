@@ -19,11 +19,11 @@ def gini(shares: Sequence[float]) -> float:
     x = np.sort(np.asarray(shares, dtype=np.float64))
     n = x.size
     total = x.sum()
-    if n == 0 or total <= 0:
+    if n == 0 or total <= 0 or x[0] == x[-1]:
         return 0.0
     # sum_ij |x_i - x_j| = 2 * sum_k (2k - n - 1) x_(k), k = 1..n over sorted values
     k = np.arange(1, n + 1)
-    return float(2.0 * np.sum((2 * k - n - 1) * x) / (2.0 * n * total))
+    return max(0.0, float(2.0 * np.sum((2 * k - n - 1) * x) / (2.0 * n * total)))
 
 
 def min_share(shares: Sequence[float]) -> float:

@@ -1,0 +1,5 @@
+import sys
+
+from dgdrf.cli import main
+
+sys.exit(main())

@@ -1,0 +1,241 @@
+"""Command line: ``dgdrf run | scenario | bench``.
+
+Every bad input ends in one line ``dgdrf: error: <what is wrong>`` on stderr and exit
+status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from importlib import resources
+from pathlib import Path
+from typing import Any, NoReturn, Sequence
+
+from dgdrf.errors import ConfigError, DgdrfError
+
+EXIT_BAD_INPUT = 2
+DEFAULT_COMPARISON = ("drf", "fifo")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line naming the problem (exit 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return v
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}")
+    return v
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}") from None
+    if not v > 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
+    return v
+
+
+def _probability(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a probability in [0, 1], got {text!r}") from None
+    if not 0 <= v <= 1:
+        raise argparse.ArgumentTypeError(f"must be a probability in [0, 1], got {text!r}")
+    return v
+
+
+def _latency(text: str) -> tuple[float, float]:
+    try:
+        parts = [float(x) for x in text.split(",")]
+    except ValueError:
+        parts = []
+    if len(parts) != 2 or not 0 <= parts[0] <= parts[1]:
+        raise argparse.ArgumentTypeError(f"must be MIN,MAX milliseconds with 0 <= MIN <= MAX, got {text!r}")
+    return parts[0], parts[1]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="dgdrf", description="Peer-to-peer distributed scheduler emulator for multi-resource fair allocation.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    run = sub.add_parser("run", help="run one emulation to saturation (no arguments: drf vs fifo on the embedded default)")
+    run.add_argument("--policy", help="policy name, or several separated by commas to compare side by side (default: drf,fifo)")
+    run.add_argument("--scenario", type=Path, help="scenario file (.toml or .json)")
+    run.add_argument("--servers", type=_positive_int, help="generate a Google-2011-like scenario with this many servers")
+    run.add_argument("--users", type=_positive_int, help="... and this many users")
+    run.add_argument("--seed", type=_non_negative_int, help="run seed (latencies; also the generator seed with --servers/--users); default 1")
+    run.add_argument("--tick", type=_positive_float, help="allocation tick in seconds (default 0.1, thesis 1.5.8)")
+    run.add_argument("--neighbors", type=_positive_int, help="overlay neighbours per node, used by distributed policies (default 4)")
+    run.add_argument("--latency-ms", type=_latency, metavar="MIN,MAX", help="message latency, uniform, in ms (default 1,5)")
+    run.add_argument("--loss", type=_probability, help="probability a message is lost (default 0)")
+    run.add_argument("--max-time", type=_positive_float, help="stop after this many simulated seconds (default 100000)")
+    run.add_argument("--json", type=Path, metavar="OUT", help="write the result(s) as JSON")
+    run.add_argument("--quiet", action="store_true", help="print no table")
+
+    sc = sub.add_parser("scenario", help="write a scenario as JSON (Google-2011-like, or cut from a real Google 2011 trace)")
+    sc.add_argument("--servers", type=_positive_int, required=True)
+    sc.add_argument("--users", type=_positive_int, required=True)
+    sc.add_argument("--seed", type=_non_negative_int, default=1)
+    sc.add_argument("--machine-events", type=Path, help="Google 2011 machine_events CSV (with --task-events: cut a real trace)")
+    sc.add_argument("--task-events", type=Path, help="Google 2011 task_events CSV")
+    sc.add_argument("-o", "--output", type=Path, required=True, metavar="FILE.json")
+
+    bench = sub.add_parser("bench", help="benchmarks")
+    bsub = bench.add_subparsers(dest="bench", metavar="BENCH", parser_class=_Parser)
+    bsub.required = True
+    br = bsub.add_parser("runtime", help="messages per wall second of the virtual-time runtime")
+    br.add_argument("--actors", default="1000,10000", help="comma-separated actor counts (default 1000,10000)")
+    br.add_argument("--messages", type=_positive_int, default=1_000_000, help="messages per measurement (default 1000000)")
+    br.add_argument("--fanout", type=_positive_int, default=4, help="messages in flight per actor (default 4)")
+    br.add_argument("--repeat", type=_positive_int, default=3, help="measurements per actor count; the median is reported (default 3)")
+    br.add_argument("--json", type=Path, metavar="OUT", help="write the figures as JSON")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "run":
+            return cmd_run(args)
+        if args.command == "scenario":
+            return cmd_scenario(args)
+        if args.command == "bench":
+            return cmd_bench(args)
+    except DgdrfError as exc:
+        print(f"dgdrf: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("dgdrf: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+def _load_run_inputs(args: argparse.Namespace):
+    from dgdrf.emulation import RunConfig
+    from dgdrf.model.generators import google_2011_scenario
+    from dgdrf.model.scenario import load_scenario
+
+    if args.scenario and (args.servers or args.users):
+        raise ConfigError("give either --scenario or --servers/--users, not both")
+    if (args.servers is None) != (args.users is None):
+        raise ConfigError("--servers and --users go together")
+    seed = args.seed
+    if args.scenario:
+        scenario = load_scenario(args.scenario)
+    elif args.servers:
+        scenario = google_2011_scenario(args.servers, args.users, 1 if seed is None else seed)
+    else:
+        with resources.as_file(resources.files("dgdrf") / "data" / "default.toml") as path:
+            scenario = load_scenario(path)
+    s = scenario.settings
+    config = RunConfig(policy=s.get("policy", "drf"), seed=s.get("seed", 1), tick=s.get("tick", 0.1), neighbors=s.get("neighbors", 4), latency_ms=s.get("latency_ms", (1.0, 5.0)), loss=s.get("loss", 0.0), duplicate=s.get("duplicate", 0.0), max_time=s.get("max_time", 100_000.0))
+    overrides: dict[str, Any] = {}
+    for name in ("seed", "tick", "neighbors", "loss", "max_time"):
+        if getattr(args, name) is not None:
+            overrides[name] = getattr(args, name)
+    if args.latency_ms is not None:
+        overrides["latency_ms"] = args.latency_ms
+    config = replace(config, **overrides)
+    if args.policy:
+        policies = [p.strip() for p in args.policy.split(",") if p.strip()]
+    elif args.scenario and "policy" in s:
+        policies = [s["policy"]]
+    else:
+        policies = list(DEFAULT_COMPARISON)
+    return scenario, config, policies
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from dgdrf.emulation import run_emulation
+    from dgdrf.policies import POLICIES
+
+    scenario, config, policies = _load_run_inputs(args)
+    for w in scenario.warnings:
+        print(f"dgdrf: warning: {w}", file=sys.stderr)
+    unknown = [p for p in policies if p not in POLICIES]
+    if unknown or not policies:
+        raise ConfigError(f"unknown policy {', '.join(map(repr, unknown)) or '(none)'}; known policies: {', '.join(POLICIES)}")
+    config.validate()
+    results = []
+    for policy in policies:
+        results.append(run_emulation(scenario, replace(config, policy=policy)))
+    if not args.quiet:
+        from dgdrf.report_table import print_results
+
+        print_results(scenario, results)
+    if args.json:
+        docs = [r.to_dict() for r in results]
+        try:
+            args.json.write_text(json.dumps(docs[0] if len(docs) == 1 else docs, indent=1) + "\n")
+        except OSError as exc:
+            raise ConfigError(f"cannot write {args.json}: {exc.strerror or exc}") from None
+    status = 0
+    for r in results:
+        if r.invariant_violations:
+            print(f"dgdrf: error: {r.policy}: {len(r.invariant_violations)} invariant violations, first: {r.invariant_violations[0]}", file=sys.stderr)
+            status = 1
+    bad = scenario.unplaceable_users()
+    if bad:
+        demands = {u.id: list(u.demand) for u in scenario.users}
+        print(f"dgdrf: error: user {bad[0]!r} (demand {demands[bad[0]]}) fits on no server" + (f", nor do {len(bad) - 1} more users ({', '.join(bad[1:4])}{'...' if len(bad) > 4 else ''})" if len(bad) > 1 else "") + "; the run ended without them", file=sys.stderr)
+        status = status or EXIT_BAD_INPUT
+    return status
+
+
+def cmd_scenario(args: argparse.Namespace) -> int:
+    from dgdrf.model.generators import google_2011_scenario
+
+    if (args.machine_events is None) != (args.task_events is None):
+        raise ConfigError("--machine-events and --task-events go together")
+    if args.machine_events:
+        from dgdrf.model.google_trace import read_google_trace
+
+        scenario = read_google_trace(args.machine_events, args.task_events, servers=args.servers, users=args.users, seed=args.seed)
+    else:
+        scenario = google_2011_scenario(args.servers, args.users, args.seed)
+    try:
+        scenario.write_json(args.output)
+    except OSError as exc:
+        raise ConfigError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    print(f"wrote {args.output}: {len(scenario.servers)} servers, {len(scenario.users)} users ({scenario.name})")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from dgdrf.bench.runtime import bench_runtime_command
+
+    try:
+        actors = [int(x) for x in args.actors.split(",")]
+    except ValueError:
+        raise ConfigError(f"--actors must be comma-separated integers, got {args.actors!r}") from None
+    if any(a < 2 for a in actors):
+        raise ConfigError(f"--actors needs at least 2 actors per run, got {args.actors!r}")
+    return bench_runtime_command(actors, args.messages, args.fanout, args.repeat, args.json)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+"""Readable summary tables of run results (rich), policies side by side."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+from dgdrf.emulation import RunResult
+from dgdrf.model.scenario import Scenario
+
+
+def print_results(scenario: Scenario, results: Sequence[RunResult], console: Console | None = None) -> None:
+    """One column per policy; rows are the thesis's measures (ch. 5) and the costs."""
+    console = console or Console()
+    title = f"{scenario.name}: {len(scenario.servers)} servers, {len(scenario.users)} users, seed {results[0].seed}, tick {results[0].tick} s"
+    table = Table(title=title)
+    table.add_column("measure")
+    for r in results:
+        table.add_column(r.policy, justify="right")
+    rows: list[tuple[str, callable]] = [
+        ("allocations", lambda r: f"{r.allocations}"),
+        ("run-time (simulated s)", lambda r: f"{r.runtime_s:.1f}"),
+        ("stopped because", lambda r: r.stop_reason),
+        ("min dominant share", lambda r: f"{r.min_share:.4f}"),
+        ("Gini (lower is fairer)", lambda r: f"{r.gini:.4f}"),
+        ("Jain's index", lambda r: f"{r.jain:.4f}"),
+        ("error ratio", lambda r: f"{r.error_ratio:.2%}"),
+        ("error ratio, 5 % tolerance", lambda r: f"{r.error_ratio_tol['0.05']:.2%}"),
+    ]
+    for res in scenario.resources:
+        rows.append((f"utilisation {res}", lambda r, res=res: f"{r.utilization[res]:.1%}"))
+    rows += [
+        ("allocation latency p50 / p99 (s)", lambda r: f"{r.latency_s['p50']:.3f} / {r.latency_s['p99']:.3f}"),
+        ("messages", lambda r: f"{r.messages['total']}"),
+        ("bytes", lambda r: f"{r.bytes['total']}"),
+        ("wall time (s)", lambda r: f"{r.wall_s:.2f}"),
+        ("invariant violations", lambda r: f"{len(r.invariant_violations)}"),
+    ]
+    for name, fmt in rows:
+        table.add_row(name, *[fmt(r) for r in results])
+    console.print(table)

@@ -1,0 +1,31 @@
+"""Shared fixtures: the ORACLES.md instances as scenarios."""
+
+from __future__ import annotations
+
+import pytest
+
+from dgdrf.model.scenario import build_scenario
+
+
+@pytest.fixture
+def oracle1():
+    """ORACLES.md 1: DRF paper, one server <9 CPU, 18 GB>, A <1, 4>, B <3, 1>."""
+    return build_scenario(["cpu", "memory"], [("S", [9, 18])], [("A", [1, 4]), ("B", [3, 1])], name="oracle1")
+
+
+@pytest.fixture
+def oracle2():
+    """ORACLES.md 2: <28 CPU, 56 GB>, A <1, 2>, B <1, 4>."""
+    return build_scenario(["cpu", "memory"], [("S", [28, 56])], [("A", [1, 2]), ("B", [1, 4])], name="oracle2")
+
+
+@pytest.fixture
+def oracle3():
+    """ORACLES.md 3: S1 <1.2, 1.2>, S2 <1, 1>, U1 <1, 1>, U2 <0.1, 0.1> (thesis table 3.1)."""
+    return build_scenario(["cpu", "memory"], [("S1", [1.2, 1.2]), ("S2", [1, 1])], [("U1", [1, 1]), ("U2", [0.1, 0.1])], name="oracle3")
+
+
+@pytest.fixture
+def oracle5():
+    """ORACLES.md 5: Ru et al. 3-D DRF, one pool <24, 36, 54>."""
+    return build_scenario(["cpu", "memory", "disk"], [("P", [24, 36, 54])], [("a", [2, 4, 3]), ("b", [3, 2, 6]), ("c", [1, 3, 6])], name="oracle5")

@@ -1,0 +1,195 @@
+"""The actor runtime: codec, virtual clock, timers, local transport and its hooks."""
+
+from __future__ import annotations
+
+import msgpack
+import numpy as np
+import pytest
+
+from dgdrf.bench.runtime import run_runtime_bench
+from dgdrf.errors import ConfigError, DecodeError
+from dgdrf.nodes.protocol import Allocate, ServerReply, TaskRequest
+from dgdrf.runtime.actor import Actor, Role
+from dgdrf.runtime.clock import VirtualClock
+from dgdrf.runtime.messages import decode, encode, message, message_types
+from dgdrf.runtime.transport import LocalTransport
+
+
+@message(240)
+class Note:
+    """A test message."""
+
+    n: int
+    text: str
+
+
+def test_codec_round_trips_every_registered_type():
+    samples = {
+        TaskRequest: TaskRequest("u1", 3, [0.5, 0.25], 0.125),
+        Allocate: Allocate("u1", 3, [0.5, 0.25], 0.125),
+        ServerReply: ServerReply(7, "s1"),
+        Note: Note(1, "x"),
+    }
+    for cls, msg in samples.items():
+        frame = encode(msg)
+        assert msgpack.unpackb(frame)[0] == cls.TAG  # a plain msgpack array [tag, ...]
+        assert decode(frame) == msg
+    assert len(set(message_types())) == len(message_types())
+
+
+@pytest.mark.parametrize(
+    "frame, needle",
+    [
+        (b"\xc1", "not a msgpack frame"),
+        (msgpack.packb({"a": 1}), "array"),
+        (msgpack.packb([9999, 1]), "unknown message tag 9999"),
+        (msgpack.packb([240, 1]), "has 1 fields, expected 2"),
+    ],
+)
+def test_bad_frames_raise_decode_error_naming_the_problem(frame, needle):
+    with pytest.raises(DecodeError, match=needle):
+        decode(frame)
+
+
+def test_duplicate_tag_is_refused():
+    with pytest.raises(ValueError, match="tag 240"):
+
+        @message(240)
+        class Other:
+            x: int
+
+
+def test_virtual_clock_orders_by_time_then_insertion_and_jumps():
+    clock = VirtualClock()
+    seen = []
+    clock.call_later(2.0, seen.append, "c")
+    clock.call_later(1.0, seen.append, "a")
+    clock.call_later(1.0, seen.append, "b")
+    handle = clock.call_later(1.5, seen.append, "cancelled")
+    handle.cancel()
+    assert clock.run() == 2.0
+    assert seen == ["a", "b", "c"]
+
+
+def test_stop_mid_slot_keeps_the_rest_in_order():
+    clock = VirtualClock()
+    seen = []
+    clock.call_later(1.0, seen.append, 1)
+    clock.call_later(1.0, clock.stop)
+    clock.call_later(1.0, seen.append, 2)
+    clock.call_later(1.0, seen.append, 3)
+    clock.run()
+    assert seen == [1] and clock.now() == 1.0
+    clock.run()
+    assert seen == [1, 2, 3]
+
+
+def test_run_until_stops_at_the_limit():
+    clock = VirtualClock()
+    seen = []
+    clock.call_later(5.0, seen.append, "late")
+    assert clock.run(until=3.0) == 3.0 and seen == []
+
+
+class Echo(Actor):
+    def __init__(self, address):
+        super().__init__(address)
+        self.got = []
+
+    def on_Note(self, src, msg):
+        self.got.append((self.now(), src, msg.n))
+
+
+class Ticker(Role):
+    def __init__(self):
+        self.ticks = []
+
+    def setup(self):
+        self.actor.every(0.1, lambda: self.ticks.append(round(self.actor.now(), 6)))
+
+
+def make(seed=1, **kw):
+    clock = VirtualClock()
+    transport = LocalTransport(clock, np.random.default_rng(seed), **kw)
+    return clock, transport
+
+
+def test_messages_are_delivered_encoded_with_latency_in_range_and_counted():
+    clock, transport = make(latency=(0.001, 0.005))
+    a, b = transport.register(Echo("a")), transport.register(Echo("b"))
+    for i in range(200):
+        a.send("b", Note(i, "hello"))
+    clock.run()
+    assert [n for _, _, n in b.got] == sorted(n for _, _, n in b.got) or len(b.got) == 200
+    assert sorted(n for _, _, n in b.got) == list(range(200))
+    assert all(0.001 <= t <= 0.005 for t, _, _ in b.got)
+    assert {src for _, src, _ in b.got} == {"a"}
+    st = transport.stats.by_type()["Note"]
+    assert st["count"] == 200
+    assert st["bytes"] == sum(len(encode(Note(i, "hello"))) for i in range(200))
+
+
+def test_roles_timers_and_handler_conflicts():
+    clock, transport = make()
+    actor = Echo("a")
+    ticker = actor.add_role(Ticker())
+    transport.register(actor)
+    transport.start_all()
+    clock.run(until=0.35)
+    assert ticker.ticks == [0.1, 0.2, 0.3]
+
+    class Dup(Role):
+        def on_Note(self, src, msg):
+            pass
+
+    with pytest.raises(ValueError, match="two handlers for Note"):
+        actor.add_role(Dup())
+
+
+def test_loss_and_duplication_hooks():
+    clock, transport = make(seed=3, loss=0.1)
+    a, b = transport.register(Echo("a")), transport.register(Echo("b"))
+    for i in range(5000):
+        a.send("b", Note(i, ""))
+    clock.run()
+    assert transport.stats.dropped + len(b.got) == 5000
+    assert 350 < transport.stats.dropped < 650
+
+    clock, transport = make(seed=3, duplicate=0.2)
+    a, b = transport.register(Echo("a")), transport.register(Echo("b"))
+    for i in range(1000):
+        a.send("b", Note(i, ""))
+    clock.run()
+    assert len(b.got) == 1000 + transport.stats.duplicated and transport.stats.duplicated > 100
+
+
+def test_unknown_destination_and_bad_config():
+    clock, transport = make()
+    a = transport.register(Echo("a"))
+    a.send("nobody", Note(1, ""))
+    clock.run()
+    assert transport.stats.undeliverable == 1
+    with pytest.raises(ConfigError, match="two actors"):
+        transport.register(Echo("a"))
+    with pytest.raises(ConfigError, match="latency"):
+        make(latency=(0.005, 0.001))
+
+
+def test_runtime_is_deterministic_per_seed():
+    def trace(seed):
+        clock, transport = make(seed=seed)
+        actors = [transport.register(Echo(f"e{i}")) for i in range(5)]
+        for i in range(50):
+            actors[i % 5].send(f"e{(i * 3) % 5}", Note(i, ""))
+        clock.run()
+        return [x.got for x in actors]
+
+    assert trace(7) == trace(7)
+    assert trace(7) != trace(8)
+
+
+def test_runtime_bench_counts_messages_but_asserts_no_timing():
+    r = run_runtime_bench(actors=50, messages=5000, fanout=2, seed=1)
+    assert r.messages >= 5000 and r.bytes > r.messages
+    again = run_runtime_bench(actors=50, messages=5000, fanout=2, seed=1)
+    assert (again.messages, again.bytes, again.virtual_s) == (r.messages, r.bytes, r.virtual_s)
