@@ -38,13 +38,17 @@ class UniformLatency:
         self._block: list[int] = []
         self._i = 0
 
+    def refill(self) -> list[int]:
+        """A fresh block of latencies in ticks."""
+        self._block = self._rng.integers(self._lo, self._hi + 1, _BLOCK).tolist()
+        self._i = 0
+        return self._block
+
     def __call__(self) -> int:
-        i = self._i
-        if i >= len(self._block):
-            self._block = self._rng.integers(self._lo, self._hi + 1, _BLOCK).tolist()
-            i = 0
-        self._i = i + 1
-        return self._block[i]
+        if self._i >= len(self._block):
+            self.refill()
+        self._i += 1
+        return self._block[self._i - 1]
 
 
 class _Coin:
@@ -88,6 +92,7 @@ class LocalTransport:
         self._schedule = clock.schedule_ticks
         self._slots = clock._slots
         self._times = clock._times
+        self._send = self.send = self._make_send()
 
     def register(self, actor: Actor, rng: np.random.Generator | None = None) -> Actor:
         """Attach ``actor`` to this transport with its own generator (split from the run's)."""
@@ -98,36 +103,52 @@ class LocalTransport:
         return actor
 
     def send(self, src: str, dst: str, msg: Message) -> None:
-        """Encode, count, and schedule delivery after a drawn latency (or drop it)."""
-        tag = msg.TAG
-        data = _packb((tag, *msg._fields(msg)))
-        stats = self.stats
-        stats.count[tag] += 1
-        stats.nbytes[tag] += len(data)
-        actor = self.actors.get(dst)
-        if actor is None:
-            stats.undeliverable += 1
-            return
-        if self._loss is not None and self._loss():
-            stats.dropped += 1
-            return
-        lat = self._latency
-        i = lat._i
-        if i >= len(lat._block):
-            lat()
-            i = 0
-        lat._i = i + 1
-        # inlined VirtualClock.schedule_ticks (the hot path of every run)
-        t = self.clock._now + lat._block[i]
-        slot = self._slots.get(t)
-        if slot is None:
-            self._slots[t] = [(_deliver, (actor, src, data))]
-            _heappush(self._times, t)
-        else:
-            slot.append((_deliver, (actor, src, data)))
-        if self._dup is not None and self._dup():
-            stats.duplicated += 1
-            self._schedule(lat(), _deliver, (actor, src, data))
+        """Encode, count, and schedule delivery after a drawn latency (or drop it).
+
+        Replaced per instance by the closure :meth:`_make_send` builds; this body is the
+        readable reference of what it does."""
+        self._send(src, dst, msg)
+
+    def _make_send(self):
+        """The hot path as a closure over locals (no attribute lookups per message)."""
+        count, nbytes, actors = self.stats.count, self.stats.nbytes, self.actors
+        stats, clock, slots, times = self.stats, self.clock, self._slots, self._times
+        loss, dup, schedule, refill = self._loss, self._dup, self._schedule, self._latency.refill
+        packb, heappush, deliver = _packb, _heappush, _deliver
+        block: list[int] = []
+        pos = 0
+
+        def send(src: str, dst: str, msg: Message) -> None:
+            nonlocal block, pos
+            tag = msg.TAG
+            data = packb((tag, *msg._fields(msg)))
+            count[tag] += 1
+            nbytes[tag] += len(data)
+            actor = actors.get(dst)
+            if actor is None:
+                stats.undeliverable += 1
+                return
+            if loss is not None and loss():
+                stats.dropped += 1
+                return
+            if pos >= len(block):
+                block, pos = refill(), 0
+            t = clock._now + block[pos]
+            pos += 1
+            slot = slots.get(t)  # inlined VirtualClock.schedule_ticks
+            if slot is None:
+                slots[t] = [(deliver, (actor, src, data))]
+                heappush(times, t)
+            else:
+                slot.append((deliver, (actor, src, data)))
+            if dup is not None and dup():
+                stats.duplicated += 1
+                if pos >= len(block):
+                    block, pos = refill(), 0
+                pos += 1
+                schedule(block[pos - 1], deliver, (actor, src, data))
+
+        return send
 
     def start_all(self, jitter: float = 0.0) -> None:
         """Schedule every registered actor's ``start`` at time 0 (+ optional jitter)."""
