@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, NoReturn, Sequence
 
 from dgdrf.errors import ConfigError, DgdrfError
+from dgdrf.model.scenario import MAX_LATENCY_MS, MAX_SECONDS
 
 EXIT_BAD_INPUT = 2
 DEFAULT_COMPARISON = ("drf", "fifo")
@@ -52,8 +53,8 @@ def _positive_float(text: str) -> float:
         v = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}") from None
-    if not v > 0 or v == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
+    if not 0 < v <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"must be a positive number of at most {MAX_SECONDS:g}, got {text!r}")
     return v
 
 
@@ -72,8 +73,8 @@ def _latency(text: str) -> tuple[float, float]:
         parts = [float(x) for x in text.split(",")]
     except ValueError:
         parts = []
-    if len(parts) != 2 or not 0 <= parts[0] <= parts[1]:
-        raise argparse.ArgumentTypeError(f"must be MIN,MAX milliseconds with 0 <= MIN <= MAX, got {text!r}")
+    if len(parts) != 2 or not 0 <= parts[0] <= parts[1] <= MAX_LATENCY_MS:
+        raise argparse.ArgumentTypeError(f"must be MIN,MAX milliseconds with 0 <= MIN <= MAX <= {MAX_LATENCY_MS:g}, got {text!r}")
     return parts[0], parts[1]
 
 
@@ -95,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-time", type=_positive_float, help="stop after this many simulated seconds (default 100000)")
     run.add_argument("--json", type=Path, metavar="OUT", help="write the result(s) as JSON")
     run.add_argument("--quiet", action="store_true", help="print no table")
+    run.add_argument("-v", "--verbose", action="store_true", help="log run progress to stderr")
 
     sc = sub.add_parser("scenario", help="write a scenario as JSON (Google-2011-like, or cut from a real Google 2011 trace)")
     sc.add_argument("--servers", type=_positive_int, required=True)
@@ -118,6 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from dgdrf.log import configure
+
+    configure(verbose=getattr(args, "verbose", False))
     try:
         if args.command == "run":
             return cmd_run(args)
@@ -211,6 +216,8 @@ def cmd_scenario(args: argparse.Namespace) -> int:
 
     if (args.machine_events is None) != (args.task_events is None):
         raise ConfigError("--machine-events and --task-events go together")
+    if args.output.suffix.lower() != ".json":
+        raise ConfigError(f"-o {args.output}: scenarios are written as JSON; name the file *.json")
     if args.machine_events:
         from dgdrf.model.google_trace import read_google_trace
 

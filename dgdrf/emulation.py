@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from dgdrf.errors import ConfigError
+from dgdrf.log import get_logger
 from dgdrf.model import metrics
-from dgdrf.model.scenario import Scenario
+from dgdrf.model.scenario import MAX_LATENCY_MS, MAX_SECONDS, Scenario
 from dgdrf.nodes.collector import ERROR_TOLERANCES, Collector
 from dgdrf.nodes.gateway import Gateway
 from dgdrf.nodes.server import Server
@@ -27,6 +28,7 @@ from dgdrf.runtime.clock import VirtualClock
 from dgdrf.runtime.transport import LocalTransport
 
 GATEWAY = "gateway"
+log = get_logger("dgdrf.emulation")
 
 
 @dataclass(frozen=True)
@@ -44,20 +46,20 @@ class RunConfig:
     stall_time: float = 600.0
 
     def validate(self) -> RunConfig:
-        if self.tick <= 0:
-            raise ConfigError(f"--tick must be positive seconds, got {self.tick}")
+        if not 0 < self.tick <= MAX_SECONDS:
+            raise ConfigError(f"tick must be positive seconds (at most {MAX_SECONDS:g}), got {self.tick}")
         if self.neighbors < 1:
-            raise ConfigError(f"--neighbors must be at least 1, got {self.neighbors}")
+            raise ConfigError(f"neighbors must be at least 1, got {self.neighbors}")
         if self.seed < 0:
-            raise ConfigError(f"--seed must be non-negative, got {self.seed}")
+            raise ConfigError(f"seed must be non-negative, got {self.seed}")
         lo, hi = self.latency_ms
-        if not 0 <= lo <= hi:
-            raise ConfigError(f"latency must satisfy 0 <= min <= max milliseconds, got [{lo}, {hi}]")
+        if not 0 <= lo <= hi <= MAX_LATENCY_MS:
+            raise ConfigError(f"latency must satisfy 0 <= min <= max <= {MAX_LATENCY_MS:g} milliseconds, got [{lo}, {hi}]")
         for name in ("loss", "duplicate"):
             v = getattr(self, name)
             if not 0 <= v <= 1:
                 raise ConfigError(f"{name} probability must be in [0, 1], got {v}")
-        if self.max_time <= 0 or self.stall_time <= 0:
+        if not (0 < self.max_time <= MAX_SECONDS and 0 < self.stall_time <= MAX_SECONDS):
             raise ConfigError("max_time and stall_time must be positive seconds")
         return self
 
@@ -141,6 +143,7 @@ def run_emulation(scenario: Scenario, config: RunConfig) -> RunResult:
     if collector.saturated_at is None:
         transport.start_all()
         clock.call_later(min(10.0, config.stall_time), watchdog)
+        log.info("run started", policy=config.policy, scenario=scenario.name, servers=len(scenario.servers), users=len(scenario.users), seed=config.seed)
         t0 = time.perf_counter()
         clock.run(until=config.max_time)
         wall = time.perf_counter() - t0
@@ -149,7 +152,9 @@ def run_emulation(scenario: Scenario, config: RunConfig) -> RunResult:
     else:
         wall = 0.0
     collector.finish()
-    return _result(scenario, config, collector, transport, wall, stop_reason[0])
+    result = _result(scenario, config, collector, transport, wall, stop_reason[0])
+    log.info("run finished", policy=config.policy, scenario=scenario.name, stop=result.stop_reason, allocations=result.allocations, runtime_s=round(result.runtime_s, 3), wall_s=round(wall, 3), messages=result.messages["total"])
+    return result
 
 
 def _result(scenario: Scenario, config: RunConfig, collector: Collector, transport: LocalTransport, wall: float, stop_reason: str) -> RunResult:

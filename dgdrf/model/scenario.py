@@ -32,6 +32,9 @@ from dgdrf.model.resources import FIT_TOLERANCE
 
 #: Keys a scenario file may hold besides resources/servers/users/generate.
 RUN_SETTING_KEYS = ("policy", "seed", "tick", "neighbors", "latency_ms", "loss", "duplicate", "max_time")
+#: Upper bounds that keep virtual time (integer microseconds) far from overflow.
+MAX_SECONDS = 1e9
+MAX_LATENCY_MS = 3.6e6
 KNOWN_KEYS = ("resources", "servers", "users", "generate", "name", "description") + RUN_SETTING_KEYS
 
 
@@ -132,6 +135,8 @@ def load_scenario(path: str | Path) -> Scenario:
         raise ScenarioError(f"{p}: not UTF-8 text: {exc.reason} at byte {exc.start}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(f"{p}: malformed TOML: {exc}") from None
+    except RecursionError:
+        raise ScenarioError(f"{p}: nested too deeply to be a scenario") from None
     except json.JSONDecodeError as exc:
         raise ScenarioError(f"{p}: malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     return parse_scenario(data, source=str(p), base_dir=p.parent)
@@ -152,8 +157,8 @@ def parse_scenario(data: Any, source: str = "<scenario>", base_dir: Path | None 
         raise fail("name", f"must be a string, got {name!r}")
 
     if "generate" in data:
-        if "servers" in data or "users" in data:
-            raise fail("generate", "give either a [generate] table or explicit servers/users, not both")
+        if "servers" in data or "users" in data or "resources" in data:
+            raise fail("generate", "give either a [generate] table or explicit resources/servers/users, not both")
         from dgdrf.model.generators import generate_from_spec
 
         scenario = generate_from_spec(data["generate"], source=source, base_dir=base_dir)
@@ -212,8 +217,12 @@ def _parse_entry(entry: Any, kind: str, index: int, vector_key: str, m: int, fai
     for j, x in enumerate(vec):
         if isinstance(x, bool) or not isinstance(x, (int, float)):
             raise fail(f"{where}.{vector_key}[{j}]", f"must be a number, got {x!r}")
-        if not math.isfinite(x):
-            raise fail(f"{where}.{vector_key}[{j}]", f"must be finite, got {x!r}")
+        try:
+            finite = math.isfinite(x)
+        except OverflowError:
+            finite = False
+        if not finite:
+            raise fail(f"{where}.{vector_key}[{j}]", f"must be a finite number, got {str(x)[:40]}")
         if x < 0:
             raise fail(f"{where}.{vector_key}[{j}]", f"must not be negative, got {x!r}")
         out.append(float(x))
@@ -235,26 +244,27 @@ def _parse_settings(data: Mapping, fail) -> dict[str, Any]:
         if not isinstance(data["policy"], str):
             raise fail("policy", f"must be a policy name, got {data['policy']!r}")
         s["policy"] = data["policy"]
-    for key, kind in (("seed", int), ("neighbors", int)):
+    for key, least in (("seed", 0), ("neighbors", 1)):
         if key in data:
             v = data[key]
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                raise fail(key, f"must be a non-negative integer, got {v!r}")
+            if isinstance(v, bool) or not isinstance(v, int) or v < least:
+                raise fail(key, f"must be an integer >= {least}, got {v!r}")
             s[key] = v
-    for key, lo, hi in (("tick", 0.0, math.inf), ("max_time", 0.0, math.inf), ("loss", 0.0, 1.0), ("duplicate", 0.0, 1.0)):
+    for key, positive, hi in (("tick", True, MAX_SECONDS), ("max_time", True, MAX_SECONDS), ("loss", False, 1.0), ("duplicate", False, 1.0)):
         if key in data:
             v = data[key]
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not (lo <= v <= hi) or (key in ("tick", "max_time") and v <= 0):
-                raise fail(key, f"must be a number in {'(' if key in ('tick', 'max_time') else '['}{lo}, {hi}], got {v!r}")
+            ok = not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) and (v > 0 if positive else v >= 0) and v <= hi
+            if not ok:
+                raise fail(key, f"must be a number in {'(0' if positive else '[0'}, {hi:g}], got {v!r}")
             s[key] = float(v)
     if "latency_ms" in data:
         v = data["latency_ms"]
         if (
             not isinstance(v, list)
             or len(v) != 2
-            or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in v)
-            or not (0 <= v[0] <= v[1])
+            or any(isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) for x in v)
+            or not (0 <= v[0] <= v[1] <= MAX_LATENCY_MS)
         ):
-            raise fail("latency_ms", f"must be [min, max] milliseconds with 0 <= min <= max, got {v!r}")
+            raise fail("latency_ms", f"must be [min, max] milliseconds with 0 <= min <= max <= {MAX_LATENCY_MS:g}, got {v!r}")
         s["latency_ms"] = (float(v[0]), float(v[1]))
     return s

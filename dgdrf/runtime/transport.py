@@ -16,7 +16,7 @@ import numpy as np
 from dgdrf.errors import ConfigError
 from dgdrf.runtime.actor import Actor, Context, Reporter
 from dgdrf.runtime.clock import VirtualClock, to_ticks
-from dgdrf.runtime.messages import _BY_TAG, _packb, Message
+from dgdrf.runtime.messages import _DECODERS, Message
 from dgdrf.runtime.stats import MessageStats
 
 import msgpack
@@ -114,14 +114,14 @@ class LocalTransport:
         count, nbytes, actors = self.stats.count, self.stats.nbytes, self.actors
         stats, clock, slots, times = self.stats, self.clock, self._slots, self._times
         loss, dup, schedule, refill = self._loss, self._dup, self._schedule, self._latency.refill
-        packb, heappush, deliver = _packb, _heappush, _deliver
+        heappush, deliver = _heappush, _deliver
         block: list[int] = []
         pos = 0
 
         def send(src: str, dst: str, msg: Message) -> None:
             nonlocal block, pos
             tag = msg.TAG
-            data = packb((tag, *msg._fields(msg)))
+            data = msg._encode(msg)
             count[tag] += 1
             nbytes[tag] += len(data)
             actor = actors.get(dst)
@@ -162,7 +162,7 @@ class LocalTransport:
 def _deliver(actor: Actor, src: str, data: bytes) -> None:
     """Decode a frame and run its handler (the receiving side of the wire)."""
     arr = _unpackb(data)
-    msg = _BY_TAG[arr[0]](*arr[1:])
+    msg = _DECODERS[arr[0]](arr)
     handler = actor._handlers.get(msg.__class__)
     if handler is None:
         actor.receive(src, msg)
