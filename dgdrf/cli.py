@@ -114,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     br.add_argument("--messages", type=_positive_int, default=1_000_000, help="messages per measurement (default 1000000)")
     br.add_argument("--fanout", type=_positive_int, default=4, help="messages in flight per actor (default 4)")
     br.add_argument("--repeat", type=_positive_int, default=3, help="measurements per actor count; the median is reported (default 3)")
+    br.add_argument("--no-baseline", action="store_true", help="skip the asyncio.Queue-per-actor baseline")
     br.add_argument("--json", type=Path, metavar="OUT", help="write the figures as JSON")
     return parser
 
@@ -241,7 +242,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise ConfigError(f"--actors must be comma-separated integers, got {args.actors!r}") from None
     if any(a < 2 for a in actors):
         raise ConfigError(f"--actors needs at least 2 actors per run, got {args.actors!r}")
-    return bench_runtime_command(actors, args.messages, args.fanout, args.repeat, args.json)
+    return bench_runtime_command(actors, args.messages, args.fanout, args.repeat, args.json, baseline=not args.no_baseline)
 
 
 if __name__ == "__main__":

@@ -193,3 +193,45 @@ def test_runtime_bench_counts_messages_but_asserts_no_timing():
     assert r.messages >= 5000 and r.bytes > r.messages
     again = run_runtime_bench(actors=50, messages=5000, fanout=2, seed=1)
     assert (again.messages, again.bytes, again.virtual_s) == (r.messages, r.bytes, r.virtual_s)
+
+
+def test_handler_for_a_message_type_registered_after_first_instance():
+    clock, transport = make()
+
+    class Late(Actor):
+        def __init__(self, address):
+            super().__init__(address)
+            self.got = []
+
+    Late("early")  # builds the class's handler table before LateNote exists
+
+    @message(241)
+    class LateNote:
+        n: int
+
+    def on_LateNote(self, src, msg):
+        self.got.append(msg.n)
+
+    Late.on_LateNote = on_LateNote
+    a, b = transport.register(Late("a")), transport.register(Late("b"))
+    a.send("b", LateNote(5))
+    clock.run()
+    assert b.got == [5]
+
+
+def test_unhandled_messages_are_reported_not_raised():
+    reports = []
+    clock = VirtualClock()
+    transport = LocalTransport(clock, np.random.default_rng(1), reporter=lambda kind, src, t, f: reports.append((kind, src, f)))
+    a = transport.register(Actor("a"))
+    transport.register(Actor("b"))
+    a.send("b", Note(1, "x"))
+    clock.run()
+    assert reports == [("unhandled", "b", {"type": "Note", "src": "a"})]
+
+
+def test_asyncio_queue_baseline_runs_the_same_workload():
+    from dgdrf.bench.runtime import run_asyncio_queue_baseline
+
+    r = run_asyncio_queue_baseline(actors=20, messages=2000, fanout=2)
+    assert r.messages >= 2000 and r.bytes > r.messages

@@ -32,6 +32,8 @@ _BY_TAG: dict[int, type] = {}
 _ARITY: dict[int, int] = {}
 #: tag -> function building the message from its decoded array [tag, fields...]
 _DECODERS: dict[int, Callable[[list], Any]] = {}
+#: bumped on every registration, so handler tables built earlier know they are stale
+registry_version = 0
 
 _packb = msgpack.Packer(use_bin_type=True, autoreset=True).pack
 
@@ -57,6 +59,8 @@ def message(tag: int) -> Callable[[type[T]], type[T]]:
         dc._fields = staticmethod(ns["fields"])
         _DECODERS[tag] = ns["decode"]
         _BY_TAG[tag] = dc
+        global registry_version
+        registry_version += 1
         _ARITY[tag] = len(names)
         return dc
 

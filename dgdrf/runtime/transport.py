@@ -163,8 +163,8 @@ def _deliver(actor: Actor, src: str, data: bytes) -> None:
     """Decode a frame and run its handler (the receiving side of the wire)."""
     arr = _unpackb(data)
     msg = _DECODERS[arr[0]](arr)
-    handler = actor._handlers.get(msg.__class__)
-    if handler is None:
-        actor.receive(src, msg)
+    own = actor._own_handlers.get(msg.__class__)
+    if own is None:
+        actor.receive(src, msg)  # a role's handler, or unhandled
     else:
-        handler(src, msg)
+        own(actor, src, msg)
