@@ -12,7 +12,7 @@ import sys
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
-from typing import Any, NoReturn, Sequence
+from typing import Any, Callable, NoReturn, Sequence
 
 from dgdrf.errors import ConfigError, DgdrfError
 from dgdrf.model.scenario import MAX_LATENCY_MS, MAX_SECONDS
@@ -28,44 +28,26 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return v
+def _number(kind: type, lo: float, hi: float, lo_open: bool, what: str) -> Callable[[str], Any]:
+    """An argparse type: ``kind`` parsed from text and checked to lie in [lo, hi]
+    (or (lo, hi] with ``lo_open``); the error says ``what`` was expected."""
+
+    def parse(text: str) -> Any:
+        try:
+            v = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
+        if not ((v > lo) if lo_open else (v >= lo)) or not v <= hi:
+            raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}")
+        return v
+
+    return parse
 
 
-def _non_negative_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}")
-    return v
-
-
-def _positive_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}") from None
-    if not 0 < v <= MAX_SECONDS:
-        raise argparse.ArgumentTypeError(f"must be a positive number of at most {MAX_SECONDS:g}, got {text!r}")
-    return v
-
-
-def _probability(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a probability in [0, 1], got {text!r}") from None
-    if not 0 <= v <= 1:
-        raise argparse.ArgumentTypeError(f"must be a probability in [0, 1], got {text!r}")
-    return v
+_positive_int = _number(int, 1, float("inf"), False, "a positive integer")
+_non_negative_int = _number(int, 0, float("inf"), False, "a non-negative integer")
+_positive_float = _number(float, 0.0, MAX_SECONDS, True, f"a positive number of at most {MAX_SECONDS:g}")
+_probability = _number(float, 0.0, 1.0, False, "a probability in [0, 1]")
 
 
 def _latency(text: str) -> tuple[float, float]:
