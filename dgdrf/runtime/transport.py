@@ -164,7 +164,11 @@ def _deliver(actor: Actor, src: str, data: bytes) -> None:
     arr = _unpackb(data)
     msg = _DECODERS[arr[0]](arr)
     own = actor._own_handlers.get(msg.__class__)
-    if own is None:
-        actor.receive(src, msg)  # a role's handler, or unhandled
-    else:
+    if own is not None:
         own(actor, src, msg)
+        return
+    role = actor._role_handlers.get(msg.__class__)
+    if role is not None:
+        role(src, msg)
+    else:
+        actor.receive(src, msg)  # unhandled: reported

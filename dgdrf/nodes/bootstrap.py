@@ -1,0 +1,34 @@
+"""The Bootstrap actor: lets nodes find each other at start (thesis ch. 4).
+
+It remembers who joined and answers each Join with up to ``want`` addresses drawn at
+random from the nodes that joined before; it takes no part in any protocol after that.
+"""
+
+from __future__ import annotations
+
+from dgdrf.overlay.messages import Join, Peers
+from dgdrf.runtime.actor import Actor
+
+
+class Bootstrap(Actor):
+    """Hands each new node a few initial peers."""
+
+    def __init__(self, address: str = "bootstrap") -> None:
+        super().__init__(address)
+        self.known: list[str] = []
+        self._index: set[str] = set()
+
+    def on_Join(self, src: str, msg: Join) -> None:
+        known = self.known
+        k = min(max(0, int(msg.want)), len(known) - (src in self._index))
+        picks: dict[str, None] = {}  # distinct, in draw order; O(k) draws, not O(N)
+        while len(picks) < k:
+            for i in self.rng.integers(0, len(known), 2 * k).tolist():
+                if known[i] != src:
+                    picks[known[i]] = None
+                    if len(picks) == k:
+                        break
+        self.send(src, Peers(list(picks)))
+        if src not in self._index:
+            self._index.add(src)
+            self.known.append(src)

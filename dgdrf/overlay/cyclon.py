@@ -1,0 +1,149 @@
+"""Cyclon peer sampling (Voulgaris et al. 2005; thesis 2.4.1): a random overlay.
+
+Each node keeps a view of at most ``c`` descriptors (address, age, profile). Every
+period it ages its view by one, removes its oldest neighbour Q, and sends Q ``l - 1``
+random entries plus a fresh descriptor of itself; Q answers with up to ``l`` random
+entries of its own. Both then merge what they received: never themselves, never an
+address they already hold, first into empty slots, then over the entries they sent
+away. A dead neighbour is dropped when it is shuffled with and never answers, so dead
+peers age out. The result is a random graph with a narrow in-degree distribution, from
+which the other protocols draw peers (:meth:`Cyclon.sample`).
+
+Ages are stored as birth cycles of the local cycle counter (age = cycle - birth), so
+ageing the whole view each period costs nothing. The ``profile`` a node publishes in its
+own descriptor is opaque here (the gradient uses it for utilities).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from dgdrf.overlay.messages import CyclonReply, CyclonShuffle, Join, Peers
+from dgdrf.runtime.actor import Role
+
+
+class Cyclon(Role):
+    """The Cyclon peer-sampling service of one node."""
+
+    def __init__(
+        self,
+        view_size: int = 10,
+        shuffle_length: int = 5,
+        period: float = 1.0,
+        bootstrap: str | None = "bootstrap",
+        profile: Callable[[], Any] | None = None,
+    ) -> None:
+        if view_size < 1 or not 1 <= shuffle_length <= view_size:
+            raise ValueError(f"Cyclon needs view_size >= 1 and 1 <= shuffle_length <= view_size, got c={view_size}, l={shuffle_length}")
+        self.c = view_size
+        self.l = shuffle_length
+        self.period = period
+        self.bootstrap = bootstrap
+        self.profile = profile
+        self.view: dict[str, int] = {}  # address -> birth cycle (age = cycle - birth)
+        self.profiles: dict[str, Any] = {}  # address -> the profile its descriptor carried
+        self.cycle = 0
+        self._sent: dict[str, list[str]] = {}  # peer -> addresses sent to it in my last shuffle
+        self.rnd = random.Random(0)
+
+    def setup(self) -> None:
+        self.me = self.actor.address
+        self.rnd = random.Random(int(self.actor.rng.integers(2**62)))
+        if self.bootstrap is not None:
+            self.actor.send(self.bootstrap, Join(self.c))
+        self.actor.every(self.period, self.shuffle, first=self.rnd.uniform(0.0, self.period))
+
+    # -- the service ------------------------------------------------------------------
+    def neighbours(self) -> list[str]:
+        return list(self.view)
+
+    def sample(self, k: int) -> list[str]:
+        """Up to ``k`` distinct random neighbours."""
+        return _sample(list(self.view), k, self.rnd.random)
+
+    def random_peer(self) -> str | None:
+        """One random neighbour (None while the view is empty)."""
+        view = self.view
+        if not view:
+            return None
+        return list(view)[int(self.rnd.random() * len(view))]
+
+    def sample_descriptors(self, k: int) -> list[tuple[str, Any]]:
+        """Up to ``k`` random (address, profile) pairs."""
+        return [(a, self.profiles.get(a)) for a in self.sample(k)]
+
+    # -- the protocol -------------------------------------------------------------------
+    def on_Peers(self, src: str, msg: Peers) -> None:
+        view, me = self.view, self.me
+        for addr in msg.peers:
+            if len(view) >= self.c:
+                break
+            if addr != me and addr not in view:
+                view[addr] = self.cycle
+
+    def shuffle(self) -> None:
+        """One Cyclon round, initiated by this node."""
+        self.cycle += 1
+        view = self.view
+        if not view:
+            if self.bootstrap is not None:
+                self.actor.send(self.bootstrap, Join(self.c))
+            return
+        oldest = min(view, key=view.__getitem__)  # smallest birth = oldest; first in view order
+        del view[oldest]
+        self.profiles.pop(oldest, None)
+        others = _sample(list(view), self.l - 1, self.rnd.random)
+        cycle, prof = self.cycle, self.profiles
+        entries = [[a, cycle - view[a], prof.get(a)] for a in others]
+        entries.append([self.me, 0, self.profile() if self.profile is not None else None])
+        self._sent[oldest] = others
+        self.actor.send(oldest, CyclonShuffle(entries))
+
+    def on_CyclonShuffle(self, src: str, msg: CyclonShuffle) -> None:
+        view, cycle, prof = self.view, self.cycle, self.profiles
+        picks = _sample(list(view), self.l, self.rnd.random)
+        self.actor.send(src, CyclonReply([[a, cycle - view[a], prof.get(a)] for a in picks]))
+        self._merge(msg.entries, picks)
+
+    def on_CyclonReply(self, src: str, msg: CyclonReply) -> None:
+        self._merge(msg.entries, self._sent.pop(src, []))
+
+    def _merge(self, entries: list[list], sent: list[str]) -> None:
+        view, prof, me, cycle, c = self.view, self.profiles, self.me, self.cycle, self.c
+        replaceable = [a for a in sent if a in view]
+        for addr, age, profile in entries:
+            if addr == me or addr in view:
+                continue
+            if len(view) >= c:
+                if not replaceable:
+                    break
+                gone = replaceable.pop()
+                del view[gone]
+                prof.pop(gone, None)
+            view[addr] = cycle - age
+            if profile is not None:
+                prof[addr] = profile
+
+
+def _sample(items: list[str], k: int, random: Callable[[], float]) -> list[str]:
+    """``k`` distinct random items (all of them, in order, if there are no more than k).
+    Rejection sampling on C-level ``random()``: for the small k of a shuffle several times
+    faster than ``random.sample``, and just as uniform."""
+    n = len(items)
+    if k >= n:
+        return items
+    if 3 * k > n:
+        idx = list(range(n))
+        for i in range(k):  # partial Fisher-Yates
+            j = i + int(random() * (n - i))
+            idx[i], idx[j] = idx[j], idx[i]
+        del idx[k:]
+    else:
+        idx = []
+        while len(idx) < k:
+            i = int(random() * n)
+            if i not in idx:
+                idx.append(i)
+    return [items[i] for i in idx]

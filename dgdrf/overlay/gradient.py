@@ -1,0 +1,176 @@
+"""The gradient topology (thesis 2.4.2, 3.3, 3.3.1; Sacha et al., Terelius et al.).
+
+Each node has a utility U supplied by its host (for scheduling: minus the lowest global
+dominant share among its users, minus infinity with no users, eq. 3.12 / 4.2) and keeps
+a view of P neighbours with the utility each last published. Every period it exchanges
+its view with a random neighbour (thesis 4.4), adds a few fresh candidates drawn from the
+peer-sampling service, and keeps the P it prefers by eq. 3.9: higher-utility nodes before
+lower ones, and on the same side the closest to its own utility. Once converged, the
+node with the highest utility has only lower neighbours (eq. 3.11, :meth:`is_centre`), and
+those are the P next-highest nodes. :meth:`validate_centre` runs the handshake of 3.3.1.
+
+Descriptors carry the origin's own stamp, so fresher news about a node replaces staler
+news whichever neighbour relays it.
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+from collections.abc import Callable
+
+from dgdrf.overlay.cyclon import Cyclon
+from dgdrf.overlay.messages import CentreAck, CentreCheck, GradientReply, GradientShuffle
+from dgdrf.runtime.actor import Role
+
+NO_STAMP = -1  # a utility heard second-hand from peer sampling: older than any stamped one
+
+
+def preference_key(own: float, other: float) -> tuple[int, float]:
+    """Eq. 3.9 as a sort key (smaller = preferred) for a node of utility ``own``:
+    nodes at or above ``own`` come first, then those below; on each side, the closer the
+    better. Infinite utilities (nodes without users) are handled without NaN."""
+    if other >= own:
+        return (0, 0.0 if other == own else other - own)
+    return (1, own - other)
+
+
+class Gradient(Role):
+    """The gradient overlay of one node."""
+
+    def __init__(
+        self,
+        utility: Callable[[], float],
+        view_size: int = 4,
+        period: float = 1.0,
+        sampler: Cyclon | None = None,
+        candidates: int | None = None,
+        validation_timeout: float = 1.0,
+    ) -> None:
+        if view_size < 1:
+            raise ValueError(f"gradient view size must be at least 1, got {view_size}")
+        self.utility = utility
+        self.P = view_size
+        self.period = period
+        self.sampler = sampler
+        self.candidates = view_size if candidates is None else candidates
+        self.validation_timeout = validation_timeout
+        self.view: dict[str, tuple[float, int]] = {}  # address -> (utility, stamp)
+        self.stamp = 0
+        self._checks: dict[int, Callable[[bool], None]] = {}
+        self._check_seq = 0
+        self._tiebreak: dict[str, int] = {}
+        self.rnd = random.Random(0)
+
+    def setup(self) -> None:
+        self.me = self.actor.address
+        self._salt = self.me.encode()
+        self.rnd = random.Random(int(self.actor.rng.integers(2**62)))
+        if self.sampler is not None and self.sampler.profile is None:
+            self.sampler.profile = self.utility  # publish utilities through peer sampling
+        self.actor.every(self.period, self.exchange, first=self.rnd.uniform(0.0, self.period))
+
+    # -- queries ---------------------------------------------------------------------
+    def neighbours(self) -> list[str]:
+        return list(self.view)
+
+    def is_centre(self) -> bool:
+        """Eq. 3.11: every neighbour's (last known) utility is below mine."""
+        if not self.view:
+            return False
+        own = self.utility()
+        return all(u < own for u, _ in self.view.values())
+
+    def lowest_neighbour(self) -> str | None:
+        """The neighbour with the lowest known utility (ties: first in view order)."""
+        return min(self.view, key=lambda a: self.view[a][0]) if self.view else None
+
+    # -- exchange (thesis 4.4) -----------------------------------------------------------
+    def _descriptor(self) -> tuple[float, int]:
+        self.stamp += 1
+        return self.utility(), self.stamp
+
+    def _entries(self) -> list[list]:
+        return [[a, u, s] for a, (u, s) in self.view.items()]
+
+    def exchange(self) -> None:
+        """One gradient round: fresh candidates from peer sampling, then swap views with
+        a random neighbour (or a random peer while the view is empty)."""
+        pool = dict(self.view)
+        if self.sampler is not None:
+            for addr, prof in self.sampler.sample_descriptors(self.candidates):
+                if addr not in pool and addr != self.me and isinstance(prof, (int, float)):
+                    pool[addr] = (float(prof), NO_STAMP)
+            self._select(pool)
+        partner = self.rnd.choice(list(self.view)) if self.view else (self.sampler.random_peer() if self.sampler else None)
+        if partner is None:
+            return
+        u, s = self._descriptor()
+        self.actor.send(partner, GradientShuffle(u, s, self._entries()))
+
+    def on_GradientShuffle(self, src: str, msg: GradientShuffle) -> None:
+        u, s = self._descriptor()
+        self.actor.send(src, GradientReply(u, s, self._entries()))
+        self._merge(src, msg.utility, msg.stamp, msg.entries)
+
+    def on_GradientReply(self, src: str, msg: GradientReply) -> None:
+        self._merge(src, msg.utility, msg.stamp, msg.entries)
+
+    def _merge(self, src: str, utility: float, stamp: int, entries: list[list]) -> None:
+        pool = dict(self.view)
+        me = self.me
+        for addr, u, s in [[src, utility, stamp], *entries]:
+            if addr == me:
+                continue
+            known = pool.get(addr)
+            if known is None or s > known[1]:
+                pool[addr] = (u, s)
+        self._select(pool)
+
+    def _select(self, pool: dict[str, tuple[float, int]]) -> None:
+        """Keep the P most preferred of ``pool`` (eq. 3.9); equal keys are ordered by a
+        per-node hash of the address, so ties do not all point at the same nodes."""
+        if len(pool) <= self.P:
+            self.view = pool
+            return
+        own = self.utility()
+        tb = self._tiebreak
+        salt = self._salt
+
+        def key(addr: str) -> tuple[int, float, int]:
+            t = tb.get(addr)
+            if t is None:
+                t = tb[addr] = zlib.crc32(addr.encode(), zlib.crc32(salt))
+            side, dist = preference_key(own, pool[addr][0])
+            return side, dist, t
+
+        best = sorted(pool, key=key)[: self.P]
+        self.view = {a: pool[a] for a in best}
+
+    # -- centre validation (thesis 3.3.1) ---------------------------------------------------
+    def validate_centre(self, done: Callable[[bool], None]) -> None:
+        """Send (S \\ {p}) u {self} to the lowest neighbour p; ``done(ok)`` gets p's verdict
+        (False after ``validation_timeout`` seconds without an answer)."""
+        p = self.lowest_neighbour()
+        if p is None:
+            done(False)
+            return
+        self._check_seq += 1
+        cid = self._check_seq
+        self._checks[cid] = done
+        nodes = sorted((set(self.view) - {p}) | {self.me})
+        self.actor.send(p, CentreCheck(nodes, cid))
+        self.actor.after(self.validation_timeout, self._expire, cid)
+
+    def _expire(self, cid: int) -> None:
+        done = self._checks.pop(cid, None)
+        if done is not None:
+            done(False)
+
+    def on_CentreCheck(self, src: str, msg: CentreCheck) -> None:
+        self.actor.send(src, CentreAck(msg.check_id, set(msg.nodes) == set(self.view)))
+
+    def on_CentreAck(self, src: str, msg: CentreAck) -> None:
+        done = self._checks.pop(msg.check_id, None)
+        if done is not None:
+            done(bool(msg.ok))

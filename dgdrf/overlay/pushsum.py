@@ -1,0 +1,94 @@
+"""Push-sum aggregation (Kempe et al. 2003; thesis 2.3.1, algorithm 2).
+
+Every node holds a mass (s, w): s a vector, w a weight. Each round it sends half of its
+mass to a random peer (from peer sampling) and keeps the other half (algorithm 2 sends
+that half to itself; keeping it is the same without the message). Its estimate is s / w.
+With w = 1 at one initiator and 0 elsewhere the estimate tends to the sum of the initial
+s over all nodes; with w = 1 everywhere, to their average. So a node can learn the
+cluster's total capacity vector C, or the number of users, without a central server.
+
+Masses are exact integers in units of 2**-64 (fixed point) and are split as
+``h = m // 2`` sent, ``m - h`` kept, so no mass is ever created or lost by arithmetic:
+the sum over nodes plus what is in flight equals the initial total exactly at every
+moment. Only a lost message loses mass (and with it, accuracy); the counters
+``sent_mass`` and ``received_mass`` let an observer account for it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from dgdrf.overlay.cyclon import Cyclon
+from dgdrf.overlay.messages import PushSumShare
+from dgdrf.runtime.actor import Role
+
+SCALE = 1 << 64  # fixed-point unit
+
+
+def to_fixed(x: float) -> int:
+    """A float as an exact fixed-point integer (units of 2**-64)."""
+    return round(x * SCALE)
+
+
+def int_to_bytes(x: int) -> bytes:
+    """Signed big-endian bytes: msgpack integers stop at 64 bits, masses do not."""
+    return x.to_bytes(x.bit_length() // 8 + 1, "big", signed=True)
+
+
+def bytes_to_int(b: bytes) -> int:
+    return int.from_bytes(b, "big", signed=True)
+
+
+class PushSum(Role):
+    """Push-sum of a vector value over the overlay."""
+
+    def __init__(self, value: Sequence[float], weight: float, sampler: Cyclon, period: float = 1.0) -> None:
+        self.s = [to_fixed(x) for x in value]
+        self.w = to_fixed(weight)
+        self.sampler = sampler
+        self.period = period
+        self.rounds = 0
+        self.sent_mass = [0] * (len(self.s) + 1)  # cumulative, s components then w
+        self.received_mass = [0] * (len(self.s) + 1)
+        self.rnd = random.Random(0)
+
+    def setup(self) -> None:
+        self.rnd = random.Random(int(self.actor.rng.integers(2**62)))
+        self.actor.every(self.period, self.round, first=self.rnd.uniform(0.0, self.period))
+
+    def estimate(self) -> list[float] | None:
+        """s / w per component, or None while this node holds no weight."""
+        if self.w == 0:
+            return None
+        return [x / self.w for x in self.s]  # int / int: correctly rounded
+
+    def mass(self) -> tuple[list[int], int]:
+        return list(self.s), self.w
+
+    def round(self) -> None:
+        """Algorithm 2, PUSHSUMROUND: half to a random peer, half kept."""
+        self.rounds += 1
+        peer = self.sampler.random_peer()
+        if peer is None:
+            return
+        hs = [x // 2 for x in self.s]
+        hw = self.w // 2
+        self.s = [x - h for x, h in zip(self.s, hs)]
+        self.w -= hw
+        for i, h in enumerate(hs):
+            self.sent_mass[i] += h
+        self.sent_mass[-1] += hw
+        self.actor.send(peer, PushSumShare([int_to_bytes(h) for h in hs], int_to_bytes(hw)))
+
+    def on_PushSumShare(self, src: str, msg: PushSumShare) -> None:
+        if len(msg.s) != len(self.s):
+            self.actor.report("bad_message", type="PushSumShare", src=src, reason=f"{len(msg.s)} components, expected {len(self.s)}")
+            return
+        hs = [bytes_to_int(b) for b in msg.s]
+        hw = bytes_to_int(msg.w)
+        self.s = [x + h for x, h in zip(self.s, hs)]
+        self.w += hw
+        for i, h in enumerate(hs):
+            self.received_mass[i] += h
+        self.received_mass[-1] += hw

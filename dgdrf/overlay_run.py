@@ -1,0 +1,238 @@
+"""Run one overlay protocol alone in virtual time and measure its convergence per cycle.
+
+``dgdrf overlay --protocol cyclon|gradient|pushsum`` builds N overlay-only nodes (each
+hosting Cyclon, plus the gradient or push-sum on top of it) and a Bootstrap, runs K
+cycles of the protocol period, and after every cycle reads the nodes' state the way the
+Collector reads allocations: as an instrument, never as part of the protocol.
+
+Per cycle: Cyclon - in-degree mean/std, clustering coefficient (on a sample of nodes),
+self/duplicate entries; gradient - fraction of nodes whose view equals the ideal sorted
+view, and whether the centre is correct (the top node passes eq. 3.11 with the P
+next-highest nodes as its view, and no other node passes eq. 3.11); push-sum - max and
+mean relative error of the sum estimate, and exact mass accounting.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dgdrf.errors import ConfigError
+from dgdrf.model.overlay_metrics import clustering, ideal_gradient_views, indegree
+from dgdrf.nodes.bootstrap import Bootstrap
+from dgdrf.overlay.cyclon import Cyclon
+from dgdrf.overlay.gradient import Gradient
+from dgdrf.overlay.pushsum import PushSum
+from dgdrf.runtime.actor import Actor
+from dgdrf.runtime.clock import VirtualClock
+from dgdrf.runtime.transport import LocalTransport
+
+PROTOCOLS = ("cyclon", "gradient", "pushsum")
+
+
+@dataclass(frozen=True)
+class OverlayConfig:
+    """One overlay experiment. ``view_size``/``shuffle_length``: Cyclon c and l;
+    ``neighbors``: gradient view size P; ``metrics_every``: measure every k cycles."""
+
+    protocol: str = "cyclon"
+    nodes: int = 1000
+    cycles: int = 30
+    view_size: int = 10
+    shuffle_length: int = 5
+    neighbors: int = 4
+    period: float = 1.0
+    seed: int = 1
+    latency_ms: tuple[float, float] = (1.0, 5.0)
+    loss: float = 0.0
+    metrics_every: int = 1
+    clustering_sample: int = 200
+
+    def validate(self) -> OverlayConfig:
+        if self.protocol not in PROTOCOLS:
+            raise ConfigError(f"unknown overlay protocol {self.protocol!r}; known: {', '.join(PROTOCOLS)}")
+        if self.nodes < 2:
+            raise ConfigError(f"an overlay needs at least 2 nodes, got {self.nodes}")
+        if self.cycles < 1 or self.metrics_every < 1:
+            raise ConfigError("cycles and metrics_every must be at least 1")
+        if not 1 <= self.shuffle_length <= self.view_size:
+            raise ConfigError(f"need 1 <= shuffle length <= view size, got l={self.shuffle_length}, c={self.view_size}")
+        if self.neighbors < 1:
+            raise ConfigError(f"neighbors must be at least 1, got {self.neighbors}")
+        if not 0 <= self.loss <= 1:
+            raise ConfigError(f"loss must be a probability, got {self.loss}")
+        return self
+
+
+class OverlayNode(Actor):
+    """A node that hosts only overlay roles."""
+
+
+@dataclass
+class OverlayResult:
+    config: dict[str, Any]
+    per_cycle: list[dict[str, Any]]
+    final: dict[str, Any]
+    wall_s: float
+    metrics_wall_s: float
+    messages: dict[str, Any]
+    bytes: int
+
+    def to_dict(self) -> dict[str, Any]:
+        cycles = self.config["cycles"]
+        nodes = self.config["nodes"]
+        doc = {
+            "protocol": self.config["protocol"],
+            **_json_safe(self.final),
+            "config": self.config,
+            "wall_s": self.wall_s,
+            "metrics_wall_s": self.metrics_wall_s,
+            "node_cycles_per_s": nodes * cycles / self.wall_s if self.wall_s > 0 else None,
+            "messages_per_s": self.messages["total"] / self.wall_s if self.wall_s > 0 else None,
+            "messages": self.messages,
+            "bytes": self.bytes,
+            "per_cycle": [_json_safe(c) for c in self.per_cycle],
+        }
+        return doc
+
+
+def _json_safe(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}
+
+
+class OverlayRun:
+    """The nodes of one overlay experiment on one virtual clock; advance cycle by cycle."""
+
+    def __init__(self, config: OverlayConfig) -> None:
+        self.config = config.validate()
+        rng = np.random.default_rng(config.seed)
+        self.clock = VirtualClock()
+        self.transport = LocalTransport(self.clock, rng.spawn(1)[0], latency=(config.latency_ms[0] / 1000, config.latency_ms[1] / 1000), loss=config.loss)
+        values_rng = rng.spawn(1)[0]
+        self.names = [f"n{i}" for i in range(config.nodes)]
+        self.transport.register(Bootstrap("bootstrap"))
+        self.cyclon: dict[str, Cyclon] = {}
+        self.gradient: dict[str, Gradient] = {}
+        self.pushsum: dict[str, PushSum] = {}
+        # gradient: distinct random utilities the test harness may change; push-sum: values
+        self.utilities: dict[str, float] = dict(zip(self.names, values_rng.permutation(config.nodes).astype(float) / config.nodes))
+        self.values = {a: values_rng.uniform(0.0, 1.0, 2).tolist() for a in self.names}
+        for i, name in enumerate(self.names):
+            node = OverlayNode(name)
+            cyc = node.add_role(Cyclon(config.view_size, config.shuffle_length, config.period))
+            self.cyclon[name] = cyc
+            if config.protocol == "gradient":
+                self.gradient[name] = node.add_role(Gradient(lambda a=name: self.utilities[a], config.neighbors, config.period, sampler=cyc))
+            elif config.protocol == "pushsum":
+                # sum mode: node n0 starts with all the weight (thesis 2.3.1)
+                self.pushsum[name] = node.add_role(PushSum(self.values[name], 1.0 if i == 0 else 0.0, cyc, config.period))
+            self.transport.register(node)
+        if self.pushsum:
+            self.initial_mass = [sum(p.s[j] for p in self.pushsum.values()) for j in range(2)] + [sum(p.w for p in self.pushsum.values())]
+            self.truth = [float(sum(v[j] for v in self.values.values())) for j in range(2)]
+        self.transport.start_all()
+        self.cycle = 0
+        self.per_cycle: list[dict[str, Any]] = []
+        self.wall_s = 0.0
+        self.metrics_wall_s = 0.0
+        self._metric_rng = np.random.default_rng(config.seed + 1)
+
+    def run_cycles(self, k: int) -> None:
+        """Advance ``k`` protocol periods, measuring after each (every metrics_every)."""
+        for _ in range(k):
+            self.cycle += 1
+            t0 = time.perf_counter()
+            self.clock.run(until=self.cycle * self.config.period)
+            self.wall_s += time.perf_counter() - t0
+            if self.cycle % self.config.metrics_every == 0 or self.cycle == self.config.cycles:
+                t0 = time.perf_counter()
+                self.per_cycle.append({"cycle": self.cycle, **self.measure()})
+                self.metrics_wall_s += time.perf_counter() - t0
+
+    def run(self) -> OverlayResult:
+        self.run_cycles(self.config.cycles - self.cycle)
+        return self.result()
+
+    # -- measurement -------------------------------------------------------------------
+    def measure(self) -> dict[str, Any]:
+        if self.config.protocol == "cyclon":
+            return self.measure_cyclon()
+        if self.config.protocol == "gradient":
+            return self.measure_gradient()
+        return self.measure_pushsum()
+
+    def measure_cyclon(self, with_clustering: bool = True) -> dict[str, Any]:
+        views = {a: c.view for a, c in self.cyclon.items()}
+        deg = indegree(views, self.names)
+        bad = sum(1 for a, v in views.items() if a in v)
+        out = {
+            "indegree_mean": float(deg.mean()),
+            "indegree_std": float(deg.std()),
+            "indegree_max": int(deg.max()),
+            "view_fill": float(np.mean([len(v) for v in views.values()])),
+            "self_entries": bad,
+        }
+        if with_clustering:
+            k = min(self.config.clustering_sample, len(self.names))
+            sample = [self.names[i] for i in self._metric_rng.choice(len(self.names), k, replace=False)]
+            out["clustering"] = clustering(views, sample)
+        return out
+
+    def centre_state(self) -> tuple[bool, int]:
+        """(centre correct, number of nodes passing eq. 3.11)."""
+        top = max(self.utilities, key=self.utilities.get)
+        passing = [a for a, g in self.gradient.items() if g.is_centre()]
+        ideal_top = ideal_gradient_views(self.utilities, self.config.neighbors)[top]
+        ok = passing == [top] and set(self.gradient[top].view) == ideal_top
+        return ok, len(passing)
+
+    def measure_gradient(self) -> dict[str, Any]:
+        ideal = ideal_gradient_views(self.utilities, self.config.neighbors)
+        converged = sum(1 for a, g in self.gradient.items() if set(g.view) == ideal[a])
+        ok, passing = self.centre_state()
+        return {"converged_fraction": converged / len(self.names), "centre_correct": ok, "centres": passing}
+
+    def measure_pushsum(self) -> dict[str, Any]:
+        errors = []
+        missing = 0
+        for p in self.pushsum.values():
+            est = p.estimate()
+            if est is None:
+                missing += 1
+                continue
+            errors.append(max(abs(e - t) / abs(t) for e, t in zip(est, self.truth)))
+        in_nodes = [sum(p.s[j] for p in self.pushsum.values()) for j in range(2)] + [sum(p.w for p in self.pushsum.values())]
+        in_flight = [sum(p.sent_mass[j] - p.received_mass[j] for p in self.pushsum.values()) for j in range(3)]
+        return {
+            "max_relative_error": max(errors) if errors and not missing else float("inf"),
+            "mean_relative_error": float(np.mean(errors)) if errors else float("inf"),
+            "nodes_without_estimate": missing,
+            "mass_exact": all(n + f == i for n, f, i in zip(in_nodes, in_flight, self.initial_mass)),
+            "weight_at_nodes": in_nodes[2] / self.initial_mass[2],
+        }
+
+    def result(self) -> OverlayResult:
+        final = dict(self.per_cycle[-1]) if self.per_cycle else {}
+        final.pop("cycle", None)
+        if self.config.protocol != "cyclon":
+            final.update({k: v for k, v in self.measure_cyclon(with_clustering=False).items() if k in ("indegree_mean", "indegree_std")})
+        msg = self.transport.stats.summary()
+        cfg = self.config
+        return OverlayResult(
+            config={"protocol": cfg.protocol, "nodes": cfg.nodes, "cycles": self.cycle, "view_size": cfg.view_size, "shuffle_length": cfg.shuffle_length, "neighbors": cfg.neighbors, "period": cfg.period, "seed": cfg.seed, "latency_ms": list(cfg.latency_ms), "loss": cfg.loss},
+            per_cycle=self.per_cycle,
+            final=final,
+            wall_s=self.wall_s,
+            metrics_wall_s=self.metrics_wall_s,
+            messages={"total": msg["total"], "dropped": msg["dropped"], "by_type": {k: v["count"] for k, v in msg["by_type"].items()}},
+            bytes=msg["bytes"],
+        )
+
+
+def run_overlay(config: OverlayConfig) -> OverlayResult:
+    """Build and run one overlay experiment to the end."""
+    return OverlayRun(config).run()
