@@ -88,6 +88,20 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--task-events", type=Path, help="Google 2011 task_events CSV")
     sc.add_argument("-o", "--output", type=Path, required=True, metavar="FILE.json")
 
+    ov = sub.add_parser("overlay", help="run one gossip protocol alone in virtual time and print its convergence per cycle")
+    ov.add_argument("--protocol", required=True, help="cyclon, gradient or pushsum")
+    ov.add_argument("--nodes", type=_positive_int, default=1000, help="number of nodes (default 1000)")
+    ov.add_argument("--cycles", type=_positive_int, default=30, help="protocol periods to run (default 30)")
+    ov.add_argument("--view-size", type=_positive_int, default=10, help="Cyclon view size c (default 10)")
+    ov.add_argument("--shuffle-length", type=_positive_int, default=5, help="Cyclon shuffle length l (default 5)")
+    ov.add_argument("--neighbors", type=_positive_int, default=4, help="gradient view size P (default 4)")
+    ov.add_argument("--seed", type=_non_negative_int, default=1)
+    ov.add_argument("--loss", type=_probability, default=0.0, help="probability a message is lost (default 0)")
+    ov.add_argument("--latency-ms", type=_latency, metavar="MIN,MAX", default=(1.0, 5.0), help="message latency in ms (default 1,5)")
+    ov.add_argument("--metrics-every", type=_positive_int, default=1, help="measure every k cycles (default 1; measuring is not timed)")
+    ov.add_argument("--json", type=Path, metavar="OUT", help="write final figures and per-cycle figures as JSON")
+    ov.add_argument("--quiet", action="store_true", help="print no table")
+
     bench = sub.add_parser("bench", help="benchmarks")
     bsub = bench.add_subparsers(dest="bench", metavar="BENCH", parser_class=_Parser)
     bsub.required = True
@@ -98,6 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
     br.add_argument("--repeat", type=_positive_int, default=3, help="measurements per actor count; the median is reported (default 3)")
     br.add_argument("--no-baseline", action="store_true", help="skip the asyncio.Queue-per-actor baseline")
     br.add_argument("--json", type=Path, metavar="OUT", help="write the figures as JSON")
+    bo = bsub.add_parser("overlay", help="Cyclon 10k/50k nodes (c=50, l=8, 100 cycles) and push-sum 100k nodes (30 cycles)")
+    bo.add_argument("--scale", type=_number(float, 0.0, 1.0, True, "a fraction in (0, 1]"), default=1.0, help="multiply the node counts (quick look: 0.1)")
+    bo.add_argument("--json", type=Path, metavar="OUT", help="write the figures as JSON")
     return parser
 
 
@@ -113,6 +130,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_scenario(args)
         if args.command == "bench":
             return cmd_bench(args)
+        if args.command == "overlay":
+            return cmd_overlay(args)
     except DgdrfError as exc:
         print(f"dgdrf: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -177,10 +196,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print_results(scenario, results)
     if args.json:
         docs = [r.to_dict() for r in results]
-        try:
-            args.json.write_text(json.dumps(docs[0] if len(docs) == 1 else docs, indent=1) + "\n")
-        except OSError as exc:
-            raise ConfigError(f"cannot write {args.json}: {exc.strerror or exc}") from None
+        _write_json(args.json, docs[0] if len(docs) == 1 else docs)
     status = 0
     for r in results:
         if r.invariant_violations:
@@ -215,9 +231,37 @@ def cmd_scenario(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_overlay(args: argparse.Namespace) -> int:
+    from dgdrf.overlay_run import OverlayConfig, run_overlay
+    from dgdrf.report_table import print_overlay
+
+    config = OverlayConfig(
+        protocol=args.protocol, nodes=args.nodes, cycles=args.cycles, view_size=args.view_size, shuffle_length=args.shuffle_length,
+        neighbors=args.neighbors, seed=args.seed, loss=args.loss, latency_ms=args.latency_ms, metrics_every=args.metrics_every,
+    )
+    result = run_overlay(config)
+    doc = result.to_dict()
+    if not args.quiet:
+        print_overlay(doc)
+    if args.json:
+        _write_json(args.json, doc)
+    return 0
+
+
+def _write_json(path: Path, doc: Any) -> None:
+    try:
+        path.write_text(json.dumps(doc, indent=1) + "\n")
+    except OSError as exc:
+        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from dgdrf.bench.runtime import bench_runtime_command
 
+    if args.bench == "overlay":
+        from dgdrf.bench.overlay import bench_overlay_command
+
+        return bench_overlay_command(args.json, args.scale)
     try:
         actors = [int(x) for x in args.actors.split(",")]
     except ValueError:

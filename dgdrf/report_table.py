@@ -41,3 +41,32 @@ def print_results(scenario: Scenario, results: Sequence[RunResult], console: Con
     for name, fmt in rows:
         table.add_row(name, *[fmt(r) for r in results])
     console.print(table)
+
+
+def print_overlay(doc: dict, console: Console | None = None) -> None:
+    """Per-cycle convergence of an overlay run, then its cost."""
+    console = console or Console()
+    rows = doc["per_cycle"]
+    cols = [k for k in rows[0] if k != "cycle"] if rows else []
+    cfg = doc["config"]
+    table = Table(title=f"{doc['protocol']}: {cfg['nodes']} nodes, {cfg['cycles']} cycles, seed {cfg['seed']}")
+    table.add_column("cycle", justify="right")
+    for c in cols:
+        table.add_column(c.replace("_", " "), justify="right")
+    for r in rows:
+        table.add_row(str(r["cycle"]), *[_fmt(r[c]) for c in cols])
+    console.print(table)
+    console.print(
+        f"protocol wall time {doc['wall_s']:.2f} s ({doc['node_cycles_per_s']:,.0f} node-cycles/s, "
+        f"{doc['messages_per_s']:,.0f} messages/s); {doc['messages']['total']:,} messages, {doc['bytes']:,} bytes"
+    )
+
+
+def _fmt(v: object) -> str:
+    if v is None:
+        return "inf"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return f"{v:.3g}" if abs(v) < 1e-3 and v != 0 else f"{v:.4f}"
+    return str(v)

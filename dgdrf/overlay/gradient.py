@@ -10,7 +10,10 @@ node with the highest utility has only lower neighbours (eq. 3.11, :meth:`is_cen
 those are the P next-highest nodes. :meth:`validate_centre` runs the handshake of 3.3.1.
 
 Descriptors carry the origin's own stamp, so fresher news about a node replaces staler
-news whichever neighbour relays it.
+news whichever neighbour relays it. A node also remembers the freshest descriptor of the
+last few hundred nodes it heard of, in view or not: without that memory, a node that
+dropped a neighbour after learning its utility fell would take the neighbour back from
+any peer still relaying the old, higher utility, and the centre would never settle.
 """
 
 from __future__ import annotations
@@ -60,6 +63,8 @@ class Gradient(Role):
         self._checks: dict[int, Callable[[bool], None]] = {}
         self._check_seq = 0
         self._tiebreak: dict[str, int] = {}
+        self._fresh: dict[str, tuple[float, int]] = {}  # freshest stamped descriptor heard, LRU
+        self._fresh_limit = max(256, 16 * view_size)
         self.rnd = random.Random(0)
 
     def setup(self) -> None:
@@ -118,12 +123,20 @@ class Gradient(Role):
 
     def _merge(self, src: str, utility: float, stamp: int, entries: list[list]) -> None:
         pool = dict(self.view)
-        me = self.me
+        me, fresh = self.me, self._fresh
         for addr, u, s in [[src, utility, stamp], *entries]:
             if addr == me:
                 continue
-            known = pool.get(addr)
-            if known is None or s > known[1]:
+            known = fresh.get(addr)
+            if known is not None and known[1] >= s:
+                u, s = known  # we heard fresher news about this node before
+            else:
+                fresh.pop(addr, None)
+                fresh[addr] = (u, s)
+                if len(fresh) > self._fresh_limit:
+                    del fresh[next(iter(fresh))]  # forget the least recently refreshed
+            held = pool.get(addr)
+            if held is None or s > held[1]:
                 pool[addr] = (u, s)
         self._select(pool)
 
