@@ -387,3 +387,40 @@ def test_scenario_output_suffix_checked(capsys, tmp_path):
         assert rc == 0, err
     else:
         assert_one_line_error(rc, err, "f.toml")
+
+
+# --------------------------------------------------------------------------- dgdrf overlay
+
+
+@pytest.mark.parametrize(
+    "protocol, keys",
+    [
+        ("cyclon", ["indegree_mean", "indegree_std", "clustering"]),
+        ("gradient", ["centre_correct", "converged_fraction"]),
+        ("pushsum", ["max_relative_error", "mass_exact"]),
+    ],
+)
+def test_overlay_command_writes_final_and_per_cycle_figures(capsys, tmp_path, protocol, keys):
+    out = tmp_path / "o.json"
+    rc, stdout, _ = cli(capsys, "overlay", "--protocol", protocol, "--nodes", "60", "--cycles", "6", "--json", out)
+    assert rc == 0 and "cycle" in stdout
+    doc = json.loads(out.read_text())
+    for k in keys + ["per_cycle", "wall_s", "node_cycles_per_s", "messages_per_s"]:
+        assert k in doc, k
+    assert [c["cycle"] for c in doc["per_cycle"]] == list(range(1, 7))
+    assert all(k in doc["per_cycle"][-1] for k in keys)
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--protocol", "bogus"], "bogus"),
+        (["--protocol", "cyclon", "--nodes", "1"], "at least 2 nodes"),
+        (["--protocol", "cyclon", "--view-size", "3", "--shuffle-length", "5"], "shuffle length"),
+        (["--protocol", "cyclon", "--cycles", "0"], "--cycles"),
+        (["--protocol", "pushsum", "--loss", "1.5"], "--loss"),
+    ],
+)
+def test_overlay_bad_input_is_one_line(capsys, args, fragment):
+    rc, _, err = cli(capsys, "overlay", *args)
+    assert_one_line_error(rc, err, fragment)

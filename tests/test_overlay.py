@@ -154,3 +154,29 @@ def test_graph_metrics():
     assert indegree(views, ["a", "b", "c", "d"]).tolist() == [1, 1, 2, 0]
     assert clustering(views, ["a"]) == 1.0  # a's neighbours b, c are linked
     assert ideal_gradient_views({"x": 1.0, "y": 2.0, "z": 3.0}, 1) == {"x": {"y"}, "y": {"z"}, "z": {"y"}}
+
+
+def test_pushsum_average_mode_and_vector_values():
+    """Weight 1 everywhere: every node's estimate tends to the average (thesis 2.3.1)."""
+    from dgdrf.nodes.bootstrap import Bootstrap
+    from dgdrf.overlay.cyclon import Cyclon
+    from dgdrf.overlay.pushsum import PushSum
+    from dgdrf.overlay_run import OverlayNode
+    from dgdrf.runtime.clock import VirtualClock
+    from dgdrf.runtime.transport import LocalTransport
+
+    clock = VirtualClock()
+    transport = LocalTransport(clock, np.random.default_rng(4))
+    transport.register(Bootstrap())
+    values = {f"n{i}": [float(i), 2.0 * i, 1.0] for i in range(200)}
+    roles = {}
+    for name, value in values.items():
+        node = OverlayNode(name)
+        cyc = node.add_role(Cyclon(8, 4))
+        roles[name] = node.add_role(PushSum(value, 1.0, cyc))
+        transport.register(node)
+    transport.start_all()
+    clock.run(until=50.0)
+    truth = np.mean(list(values.values()), axis=0)
+    for r in roles.values():
+        assert np.allclose(r.estimate(), truth, rtol=1e-6)
