@@ -23,11 +23,14 @@ from dgdrf.nodes.collector import ERROR_TOLERANCES, Collector
 from dgdrf.nodes.gateway import Gateway
 from dgdrf.nodes.server import Server
 from dgdrf.nodes.user import User
+from dgdrf.nodes.bootstrap import Bootstrap
 from dgdrf.policies import PolicyOptions, make_policy
+from dgdrf.policies.base import CAPACITY_KNOWLEDGE
 from dgdrf.runtime.clock import VirtualClock
 from dgdrf.runtime.transport import LocalTransport
 
 GATEWAY = "gateway"
+BOOTSTRAP = "bootstrap"
 log = get_logger("dgdrf.emulation")
 
 
@@ -43,7 +46,9 @@ class RunConfig:
     loss: float = 0.0
     duplicate: float = 0.0
     max_time: float = 100_000.0
-    stall_time: float = 600.0
+    stall_time: float = 120.0
+    capacity_knowledge: str = "exact"
+    warmup: float = 10.0
 
     def validate(self) -> RunConfig:
         if not 0 < self.tick <= MAX_SECONDS:
@@ -59,6 +64,10 @@ class RunConfig:
             v = getattr(self, name)
             if not 0 <= v <= 1:
                 raise ConfigError(f"{name} probability must be in [0, 1], got {v}")
+        if self.capacity_knowledge not in CAPACITY_KNOWLEDGE:
+            raise ConfigError(f"capacity knowledge must be one of {', '.join(CAPACITY_KNOWLEDGE)}, got {self.capacity_knowledge!r}")
+        if not 0 <= self.warmup <= MAX_SECONDS:
+            raise ConfigError(f"warmup must be non-negative seconds, got {self.warmup}")
         if not (0 < self.max_time <= MAX_SECONDS and 0 < self.stall_time <= MAX_SECONDS):
             raise ConfigError("max_time and stall_time must be positive seconds")
         return self
@@ -118,19 +127,28 @@ def run_emulation(scenario: Scenario, config: RunConfig) -> RunResult:
         duplicate=config.duplicate,
         reporter=collector,
     )
-    central = scenario.servers[0].id
-    policy = make_policy(config.policy, PolicyOptions(central=central, tick=config.tick, neighbors=config.neighbors))
+    first = scenario.servers[0].id  # the central scheduler; the push-sum initiator
+    options = PolicyOptions(
+        central=first, gateway=GATEWAY, bootstrap=BOOTSTRAP, tick=config.tick, neighbors=config.neighbors,
+        total_capacity=tuple(float(x) for x in scenario.total_capacity()), capacity_knowledge=config.capacity_knowledge,
+        initiator=first, warmup=config.warmup,
+    )
+    policy = make_policy(config.policy, options)
+    start = policy.allocation_start
 
     for spec in scenario.servers:
-        server = Server(spec.id, spec.capacity, tick=config.tick)
-        for role in policy.server_roles(spec.id):
+        server = Server(spec.id, spec.capacity, tick=config.tick, first_tick=start + config.tick)
+        for role in policy.server_roles(server):
             server.add_role(role)
         transport.register(server)
     transport.register(Gateway(GATEWAY, policy.gateway_routing()))
+    transport.register(Bootstrap(BOOTSTRAP))
     for spec in scenario.users:
-        transport.register(User(spec.id, spec.demand, GATEWAY))
+        transport.register(User(spec.id, spec.demand, GATEWAY, start_delay=policy.user_start))
 
     stop_reason = ["saturated"]
+
+    collector.last_allocation_at = start  # stall clock starts with allocation
 
     def watchdog() -> None:
         if collector.saturated_at is None and clock.now() - collector.last_allocation_at >= config.stall_time:
@@ -152,16 +170,17 @@ def run_emulation(scenario: Scenario, config: RunConfig) -> RunResult:
     else:
         wall = 0.0
     collector.finish()
-    result = _result(scenario, config, collector, transport, wall, stop_reason[0])
+    result = _result(scenario, config, collector, transport, wall, stop_reason[0], start)
     log.info("run finished", policy=config.policy, scenario=scenario.name, stop=result.stop_reason, allocations=result.allocations, runtime_s=round(result.runtime_s, 3), wall_s=round(wall, 3), messages=result.messages["total"])
     return result
 
 
-def _result(scenario: Scenario, config: RunConfig, collector: Collector, transport: LocalTransport, wall: float, stop_reason: str) -> RunResult:
+def _result(scenario: Scenario, config: RunConfig, collector: Collector, transport: LocalTransport, wall: float, stop_reason: str, start: float) -> RunResult:
     ledger = collector.ledger
     shares = ledger.shares()
     n_alloc = len(collector.allocations)
-    runtime = collector.saturated_at if collector.saturated_at is not None else collector.last_allocation_at
+    end = collector.saturated_at if collector.saturated_at is not None else collector.last_allocation_at
+    runtime = max(0.0, end - start)  # from the first allocation tick's start (after warm-up)
     lat = np.asarray(collector.latencies)
     latency = (
         {"p50": float(np.percentile(lat, 50)), "p90": float(np.percentile(lat, 90)), "p99": float(np.percentile(lat, 99)), "mean": float(lat.mean()), "max": float(lat.max())}

@@ -22,4 +22,7 @@ def configure(verbose: bool = False) -> None:
 
 
 def get_logger(name: str) -> structlog.typing.FilteringBoundLogger:
+    """A logger; quiet (warnings only) unless :func:`configure` asked for more."""
+    if not structlog.is_configured():
+        configure(verbose=False)
     return structlog.get_logger(name)

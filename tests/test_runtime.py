@@ -235,3 +235,11 @@ def test_asyncio_queue_baseline_runs_the_same_workload():
 
     r = run_asyncio_queue_baseline(actors=20, messages=2000, fanout=2)
     assert r.messages >= 2000 and r.bytes > r.messages
+
+
+def test_a_message_without_fields_is_still_an_array():
+    from dgdrf.policies.messages import ShareRequest
+
+    frame = encode(ShareRequest())
+    assert msgpack.unpackb(frame) == [ShareRequest.TAG]
+    assert decode(frame) == ShareRequest()

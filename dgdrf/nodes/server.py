@@ -1,9 +1,10 @@
 """The Server actor (a resource node, thesis 3.1).
 
-It owns a capacity vector c_l and the tasks running on it, starts a task when told to
-(Allocate) only if it fits (eq. 3.2), and hosts the policy's roles (a scheduler, later
-peer sampling, gradient and push-sum), calling their ``on_tick`` every allocation tick
-(thesis 1.5.8, default 100 ms).
+It owns a capacity vector c_l and the tasks running on it, starts a task only if it fits
+(eq. 3.2), and hosts the policy's roles (a scheduler, peer sampling, gradient, push-sum),
+calling their ``on_tick`` every allocation tick (thesis 1.5.8, default 100 ms) from
+``first_tick`` on. Capacity can be held back for a proposal the user has not answered
+yet (:meth:`reserve`), so two proposals never promise the same resources.
 """
 
 from __future__ import annotations
@@ -18,22 +19,32 @@ from dgdrf.runtime.actor import Actor
 
 
 class Server(Actor):
-    """A resource node with capacity, running tasks and policy roles."""
+    """A resource node with capacity, running and reserved tasks, and policy roles."""
 
-    def __init__(self, address: str, capacity: Sequence[float], tick: float = 0.1) -> None:
+    def __init__(self, address: str, capacity: Sequence[float], tick: float = 0.1, first_tick: float | None = None) -> None:
         super().__init__(address)
         self.capacity = np.asarray(capacity, dtype=np.float64)
-        self.used = np.zeros_like(self.capacity)
+        self.used = np.zeros_like(self.capacity)  # running + reserved
         self.tick = tick
+        self.first_tick = tick if first_tick is None else first_tick
         self.running: dict[tuple[str, int], np.ndarray] = {}
+        self.reserved: dict[tuple[str, int], np.ndarray] = {}
 
     @property
     def free(self) -> np.ndarray:
         return self.capacity - self.used
 
+    def load(self) -> float:
+        """CPU load used/capacity (thesis eq. 4.1: the Google data is CPU-bound)."""
+        return float(self.used[0] / self.capacity[0]) if self.capacity[0] > 0 else 1.0
+
+    def fits(self, demand: Sequence[float]) -> bool:
+        d = np.asarray(demand, dtype=np.float64)
+        return d.shape == self.capacity.shape and fits(d, self.free, self.capacity)
+
     def on_start(self) -> None:
         if any(hasattr(role, "on_tick") for role in self.roles):
-            self.every(self.tick, self._on_tick)
+            self.every(self.tick, self._on_tick, first=self.first_tick)
 
     def _on_tick(self) -> None:
         for role in self.roles:
@@ -41,14 +52,44 @@ class Server(Actor):
             if tick is not None:
                 tick()
 
+    # -- capacity ---------------------------------------------------------------------
+    def reserve(self, user: str, task_id: int, demand: Sequence[float]) -> bool:
+        """Hold capacity for a proposal; False if it does not fit or is already held."""
+        key = (user, task_id)
+        if key in self.reserved or key in self.running or not self.fits(demand):
+            return False
+        d = np.asarray(demand, dtype=np.float64)
+        self.used += d
+        self.reserved[key] = d
+        return True
+
+    def release(self, user: str, task_id: int) -> bool:
+        """Give back a reservation the user declined or never answered."""
+        d = self.reserved.pop((user, task_id), None)
+        if d is None:
+            return False
+        self.used -= d
+        return True
+
+    def start_task(self, user: str, task_id: int, demand: Sequence[float], dominant_share: float) -> bool:
+        """Run a task (from its reservation, or checking the fit now) and tell its user."""
+        key = (user, task_id)
+        if key in self.running:
+            self.report("rejected", user=user, task_id=task_id, duplicate=True)
+            return False
+        d = self.reserved.pop(key, None)
+        if d is None:
+            if not self.fits(demand):
+                self.report("rejected", user=user, task_id=task_id, duplicate=False)
+                return False
+            d = np.asarray(demand, dtype=np.float64)
+            self.used += d
+        self.running[key] = d
+        self.report("allocated", user=user, task_id=task_id, demand=list(demand))
+        self.send(user, TaskAllocated(task_id, self.address, dominant_share))
+        return True
+
     def on_Allocate(self, src: str, msg: Allocate) -> None:
-        key = (msg.user, msg.task_id)
-        demand = np.asarray(msg.demand, dtype=np.float64)
-        if key in self.running or demand.shape != self.capacity.shape or not fits(demand, self.free, self.capacity):
-            self.report("rejected", user=msg.user, task_id=msg.task_id, duplicate=key in self.running)
+        """A central scheduler's order (thesis 4.1)."""
+        if not self.start_task(msg.user, msg.task_id, msg.demand, msg.dominant_share):
             self.send(src, AllocateRejected(msg.user, msg.task_id))
-            return
-        self.used += demand
-        self.running[key] = demand
-        self.report("allocated", user=msg.user, task_id=msg.task_id, demand=msg.demand)
-        self.send(msg.user, TaskAllocated(msg.task_id, self.address, msg.dominant_share))

@@ -17,8 +17,9 @@ from dgdrf.runtime.actor import Actor
 class User(Actor):
     """One user i with demand vector D_i (thesis 3.1, alg. 3)."""
 
-    def __init__(self, address: str, demand: Sequence[float], gateway: str) -> None:
+    def __init__(self, address: str, demand: Sequence[float], gateway: str, start_delay: float = 0.0) -> None:
         super().__init__(address)
+        self.start_delay = start_delay
         self.demand = [float(x) for x in demand]
         self.gateway = gateway
         self.task_id = 0  # the task being placed now
@@ -27,7 +28,10 @@ class User(Actor):
         self.running = 0  # tasks known to run
 
     def on_start(self) -> None:
-        self._request_server()
+        if self.start_delay > 0:
+            self.after(self.start_delay, self._request_server)
+        else:
+            self._request_server()
 
     def _request_server(self) -> None:
         self.report("submitted", task_id=self.task_id)

@@ -141,9 +141,9 @@ def _sample(items: list[str], k: int, random: Callable[[], float]) -> list[str]:
             idx[i], idx[j] = idx[j], idx[i]
         del idx[k:]
     else:
-        idx = []
+        # the first k distinct of i.i.d. uniform draws: a uniform k-subset
+        idx = list(dict.fromkeys([int(random() * n) for _ in range(k + k // 2 + 2)]))
         while len(idx) < k:
-            i = int(random() * n)
-            if i not in idx:
-                idx.append(i)
+            idx = list(dict.fromkeys(idx + [int(random() * n) for _ in range(k)]))
+        del idx[k:]
     return [items[i] for i in idx]

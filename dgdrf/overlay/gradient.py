@@ -66,6 +66,9 @@ class Gradient(Role):
         self._fresh: dict[str, tuple[float, int]] = {}  # freshest stamped descriptor heard, LRU
         self._fresh_limit = max(256, 16 * view_size)
         self.rnd = random.Random(0)
+        #: seconds after start at which the node stops exchanging (a frozen gradient, as
+        #: DDRF-gradient uses it); None: run for ever
+        self.stop_after: float | None = None
 
     def setup(self) -> None:
         self.me = self.actor.address
@@ -73,7 +76,9 @@ class Gradient(Role):
         self.rnd = random.Random(int(self.actor.rng.integers(2**62)))
         if self.sampler is not None and self.sampler.profile is None:
             self.sampler.profile = self.utility  # publish utilities through peer sampling
-        self.actor.every(self.period, self.exchange, first=self.rnd.uniform(0.0, self.period))
+        timer = self.actor.every(self.period, self.exchange, first=self.rnd.uniform(0.0, self.period))
+        if self.stop_after is not None:
+            self.actor.after(self.stop_after, timer.cancel)
 
     # -- queries ---------------------------------------------------------------------
     def neighbours(self) -> list[str]:

@@ -1,12 +1,17 @@
-"""Allocation policies, by name. Later issues add probes, DDRF, DGDRF, PDGDRF, TSF ..."""
+"""Allocation policies, by name: centralized (thesis 4.1) and distributed (4.2-4.5)."""
 
 from __future__ import annotations
 
 from dgdrf.errors import ConfigError
 from dgdrf.policies.base import Policy, PolicyOptions
 from dgdrf.policies.centralized import CentralizedDRF, CentralizedDRFBestFit, CentralizedFIFO
+from dgdrf.policies.ddrf import DdrfGradient, DdrfRandom
+from dgdrf.policies.dgdrf import DGDRF, PDGDRF
+from dgdrf.policies.probes import Probes
 
-POLICIES: dict[str, type[Policy]] = {cls.name: cls for cls in (CentralizedDRF, CentralizedDRFBestFit, CentralizedFIFO)}
+POLICIES: dict[str, type[Policy]] = {
+    cls.name: cls for cls in (CentralizedDRF, CentralizedDRFBestFit, CentralizedFIFO, Probes, DdrfRandom, DdrfGradient, DGDRF, PDGDRF)
+}
 
 
 def make_policy(name: str, options: PolicyOptions) -> Policy:

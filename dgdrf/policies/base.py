@@ -8,23 +8,46 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from dgdrf.nodes.gateway import Routing
 from dgdrf.runtime.actor import Role
 
+if TYPE_CHECKING:
+    from dgdrf.nodes.server import Server
+
+CAPACITY_KNOWLEDGE = ("exact", "pushsum")
+
 
 @dataclass(frozen=True)
 class PolicyOptions:
-    """Options every policy receives.
+    """Options every policy receives (configuration, the way a deployment is configured).
 
-    ``central``: address of the central scheduler (centralized policies); ``neighbors``:
-    overlay view size (the thesis varies it 2-10); ``tick``: allocation tick seconds.
+    ``central``: the central scheduler's address (centralized policies); ``gateway`` and
+    ``bootstrap``: well-known addresses; ``neighbors``: overlay view size P (2-10 in the
+    thesis); ``tick``: allocation tick; ``total_capacity``: the cluster capacity C, given
+    to the servers when ``capacity_knowledge`` is "exact" (as in the thesis), or estimated
+    by push-sum ("pushsum", started by ``initiator``); ``warmup``: seconds of gossip before
+    the first allocation tick of the distributed policies; gossip periods and Cyclon sizes.
     """
 
     central: str
+    gateway: str = "gateway"
+    bootstrap: str = "bootstrap"
     tick: float = 0.1
     neighbors: int = 4
+    total_capacity: tuple[float, ...] = ()
+    capacity_knowledge: str = "exact"
+    initiator: str = ""
+    warmup: float = 10.0
+    cyclon_view: int = 10
+    cyclon_shuffle: int = 5
+    cyclon_period: float = 1.0
+    gradient_period: float | None = None  # default: one exchange per allocation tick
+
+    @property
+    def gradient_every(self) -> float:
+        return self.tick if self.gradient_period is None else self.gradient_period
 
 
 class Policy(ABC):
@@ -32,14 +55,26 @@ class Policy(ABC):
 
     name: ClassVar[str]
     description: ClassVar[str]
+    #: seconds before users submit their first task, and before the first allocation tick
+    distributed: ClassVar[bool] = False
 
     def __init__(self, options: PolicyOptions) -> None:
         self.options = options
+
+    @property
+    def allocation_start(self) -> float:
+        """When allocation ticks begin: after the overlay's warm-up for distributed policies."""
+        return self.options.warmup if self.distributed else 0.0
+
+    @property
+    def user_start(self) -> float:
+        """When users send their first request: once servers have announced themselves."""
+        return 0.05 if self.distributed else 0.0
 
     @abstractmethod
     def gateway_routing(self) -> Routing:
         """Where the gateway sends users."""
 
     @abstractmethod
-    def server_roles(self, address: str) -> list[Role]:
-        """The roles the server at ``address`` hosts under this policy."""
+    def server_roles(self, server: Server) -> list[Role]:
+        """The roles ``server`` hosts under this policy."""

@@ -133,9 +133,9 @@ class _Centralized(Policy):
     def gateway_routing(self) -> Routing:
         return FixedRouting(self.options.central)
 
-    def server_roles(self, address: str) -> list[Role]:
+    def server_roles(self, server) -> list[Role]:
         roles: list[Role] = [RegisterWithScheduler(self.options.central)]
-        if address == self.options.central:
+        if server.address == self.options.central:
             roles.append(CentralScheduler(type(self).select))
         return roles
 

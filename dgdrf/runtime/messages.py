@@ -52,7 +52,7 @@ def message(tag: int) -> Callable[[type[T]], type[T]]:
         ns: dict[str, Any] = {"_pk": _packb, "_cls": dc}
         fields_src = "".join(f", m.{n}" for n in names)
         args_src = ", ".join(f"a[{i + 1}]" for i in range(len(names)))
-        exec(f"def encode(m):\n    return _pk(({tag}{fields_src}))\n", ns)
+        exec(f"def encode(m):\n    return _pk(({tag},{fields_src[1:]}))\n", ns)
         exec(f"def decode(a):\n    return _cls({args_src})\n", ns)
         exec(f"def fields(m):\n    return ({fields_src[2:]}{',' if names else ''})\n", ns)
         dc._encode = staticmethod(ns["encode"])

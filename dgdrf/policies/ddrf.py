@@ -1,0 +1,131 @@
+"""DDRF without task forwarding (Zhu & Oh; thesis 4.3, algorithm 5).
+
+Every user has a fixed home server. Each tick a server takes its user with the lowest
+global dominant share whose task waits, and places it if that share is no higher than
+every neighbour's last reported minimum (eq. 3.8): on itself if it fits, else by a random
+walk over the random overlay. Then it asks all its neighbours for their minimum share
+(2|S|P messages a tick at most, eq. 4.3).
+
+``ddrf-random``: the P neighbours are drawn at random (from Cyclon) when allocation
+starts. ``ddrf-gradient``: they are the server's gradient view at that moment, the
+gradient having run during the warm-up with the utility of eq. 4.2 (0 for servers with
+users, -inf without), so servers with users know each other (fig. 4.2). In both the
+neighbours are then fixed for the rest of the run. Until a neighbour answers, its share
+counts as infinite (alg. 5 starts from [inf, ..., inf]).
+
+A task whose walk finds no room marks its user as stuck: it no longer counts towards this
+server's minimum (its next task fits nowhere the walk could find).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from dgdrf.nodes.protocol import TaskRequest
+from dgdrf.overlay.gradient import Gradient
+from dgdrf.policies.distributed import DistributedPolicy
+from dgdrf.policies.local import HomeUsers, TaskDesk
+from dgdrf.policies.messages import ShareReply, ShareRequest
+from dgdrf.runtime.actor import Role
+
+
+class HomeScheduler(Role):
+    """Home-user bookkeeping shared by DDRF, DGDRF and PDGDRF.
+
+    Tasks arrive from home users with the share each user reports (alg. 3). While a
+    user's task is out (proposed here or walking), the user keeps its reported share, so
+    the server keeps its place in the overlay's order until the user reports the share the
+    placed task gave it: no other server's user can overtake a task still on its way, as
+    DRF's strict order requires."""
+
+    def __init__(self, desk: TaskDesk) -> None:
+        self.desk = desk
+        self.home = HomeUsers()
+        desk.on_resolved = self._resolved
+        desk.on_walk_failed = self._walk_failed
+
+    def on_TaskRequest(self, src: str, msg: TaskRequest) -> None:
+        self.home.submit(msg)
+
+    def place_lowest(self, admit: Callable[[float], bool] | None = None) -> bool:
+        """Send out the task of the lowest placeable user, if it waits and ``admit``s."""
+        low = self.home.lowest()
+        if low is None:
+            return False
+        uid, u = low
+        if u.request is None or u.out or (admit is not None and not admit(u.share)):
+            return False
+        if self.desk.capacity.total() is None:  # no estimate of C yet (push-sum spreading)
+            return False
+        req = u.request
+        if not self.desk.place(uid, req.task_id, req.demand, u.share, self.actor.address):
+            u.stuck = True  # no room here and nowhere to walk
+            return False
+        u.out = True
+        return True
+
+    def _resolved(self, user: str, task_id: int, accepted: bool) -> None:
+        u = self.home.users.get(user)
+        if not accepted and u is not None and u.request is not None and u.request.task_id == task_id:
+            u.out = False  # declined or unanswered: the task waits here again
+
+    def _walk_failed(self, user: str, task_id: int) -> None:
+        u = self.home.users.get(user)
+        if u is not None and u.request is not None and u.request.task_id == task_id:
+            u.out = False
+            u.stuck = True  # its task found no room: it no longer holds the minimum
+
+
+class DdrfScheduler(HomeScheduler):
+    """Algorithm 5 on one server."""
+
+    def __init__(self, desk: TaskDesk, neighbour_source: Callable[[], list[str]], neighbors: int) -> None:
+        super().__init__(desk)
+        self.neighbour_source = neighbour_source
+        self.P = neighbors
+        self.neighbours: list[str] | None = None
+        self.shares: dict[str, float] = {}
+
+    def on_tick(self) -> None:
+        if self.neighbours is None:
+            self.neighbours = self.neighbour_source()[: self.P]
+            self.shares = {n: math.inf for n in self.neighbours}
+        floor = min(self.shares.values(), default=math.inf)
+        self.place_lowest(lambda share: share <= floor)
+        if self.home.users:  # only servers with users need their neighbours' state (4.3)
+            for n in self.neighbours:
+                self.actor.send(n, ShareRequest())
+
+    def on_ShareRequest(self, src: str, msg: ShareRequest) -> None:
+        self.actor.send(src, ShareReply(self.home.min_share()))
+
+    def on_ShareReply(self, src: str, msg: ShareReply) -> None:
+        if src in self.shares:
+            self.shares[src] = msg.share
+
+
+class DdrfRandom(DistributedPolicy):
+    name = "ddrf-random"
+    description = "DDRF, fixed random neighbours (thesis 4.3, alg. 5)"
+
+    def server_roles(self, server) -> list[Role]:
+        roles, cyclon, desk = self.common_roles(server)
+        roles.append(DdrfScheduler(desk, lambda: cyclon.sample(self.options.neighbors), self.options.neighbors))
+        return roles
+
+
+class DdrfGradient(DistributedPolicy):
+    name = "ddrf-gradient"
+    description = "DDRF, neighbours fixed from a gradient built during warm-up (thesis 4.3, eq. 4.2)"
+
+    def server_roles(self, server) -> list[Role]:
+        roles, cyclon, desk = self.common_roles(server)
+        holder: list[Gradient] = []
+        sched = DdrfScheduler(desk, lambda: holder[0].neighbours() or cyclon.sample(self.options.neighbors), self.options.neighbors)
+        # eq. 4.2 during warm-up: 0 with users (nobody has a task yet), -inf without
+        gradient = Gradient(lambda: 0.0 if sched.home.users else -math.inf, self.options.neighbors, self.options.gradient_every, sampler=cyclon)
+        holder.append(gradient)
+        gradient.stop_after = self.options.warmup  # frozen once allocation starts
+        roles += [gradient, sched]
+        return roles

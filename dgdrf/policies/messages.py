@@ -1,0 +1,59 @@
+"""Message types of the distributed policies (tags 40-59)."""
+
+from __future__ import annotations
+
+from dgdrf.runtime.messages import Message, message
+
+
+@message(40)
+class ForwardTask(Message):
+    """Probes (alg. 4): a copy of a user's task for a low-load neighbour's list."""
+
+    user: str
+    task_id: int
+    demand: list[float]
+    dominant_share: float
+
+
+@message(41)
+class WalkTask(Message):
+    """Random walk (thesis 4.3): place this task here if it fits, else pass it on."""
+
+    user: str
+    task_id: int
+    demand: list[float]
+    dominant_share: float
+    home: str
+    ttl: int
+
+
+@message(42)
+class WalkFailed(Message):
+    """Random walk: the task found no room within its hop budget."""
+
+    user: str
+    task_id: int
+
+
+@message(43)
+class ShareRequest(Message):
+    """DDRF (alg. 5): what is your users' minimum global dominant share?"""
+
+
+@message(44)
+class ShareReply(Message):
+    """DDRF: my users' minimum global dominant share (inf without users)."""
+
+    share: float
+
+
+@message(45)
+class LoadRequest(Message):
+    """Probes: how loaded are you (CPU used / capacity, eq. 4.1)?"""
+
+
+@message(46)
+class LoadReply(Message):
+    """Probes: my CPU load."""
+
+    load: float
