@@ -76,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--latency-ms", type=_latency, metavar="MIN,MAX", help="message latency, uniform, in ms (default 1,5)")
     run.add_argument("--loss", type=_probability, help="probability a message is lost (default 0)")
     run.add_argument("--max-time", type=_positive_float, help="stop after this many simulated seconds (default 100000)")
+    run.add_argument("--capacity-knowledge", choices=("exact", "pushsum"), help="how distributed servers know the cluster capacity C: given (exact, default) or estimated by push-sum")
+    run.add_argument("--warmup", type=_number(float, 0.0, MAX_SECONDS, False, "non-negative seconds"), help="gossip seconds before distributed policies allocate (default 10)")
     run.add_argument("--json", type=Path, metavar="OUT", help="write the result(s) as JSON")
     run.add_argument("--quiet", action="store_true", help="print no table")
     run.add_argument("-v", "--verbose", action="store_true", help="log run progress to stderr")
@@ -159,9 +161,9 @@ def _load_run_inputs(args: argparse.Namespace):
         with resources.as_file(resources.files("dgdrf") / "data" / "default.toml") as path:
             scenario = load_scenario(path)
     s = scenario.settings
-    config = RunConfig(policy=s.get("policy", "drf"), seed=s.get("seed", 1), tick=s.get("tick", 0.1), neighbors=s.get("neighbors", 4), latency_ms=s.get("latency_ms", (1.0, 5.0)), loss=s.get("loss", 0.0), duplicate=s.get("duplicate", 0.0), max_time=s.get("max_time", 100_000.0))
+    config = replace(RunConfig(), **{k: v for k, v in s.items() if k != "policy"})
     overrides: dict[str, Any] = {}
-    for name in ("seed", "tick", "neighbors", "loss", "max_time"):
+    for name in ("seed", "tick", "neighbors", "loss", "max_time", "capacity_knowledge", "warmup"):
         if getattr(args, name) is not None:
             overrides[name] = getattr(args, name)
     if args.latency_ms is not None:

@@ -19,6 +19,7 @@ from dgdrf.errors import ConfigError
 from dgdrf.log import get_logger
 from dgdrf.model import metrics
 from dgdrf.model.scenario import MAX_LATENCY_MS, MAX_SECONDS, Scenario
+from dgdrf.model.resources import SHARE_TIE_TOLERANCE
 from dgdrf.nodes.collector import ERROR_TOLERANCES, Collector
 from dgdrf.nodes.gateway import Gateway
 from dgdrf.nodes.server import Server
@@ -104,6 +105,10 @@ class RunResult:
     latency_s: dict[str, float]
     unplaceable_users: list[str]
     invariant_violations: list[str]
+    capacity_knowledge: str = "exact"
+    warmup_s: float = 0.0
+    error_curve: dict[str, list[float]] = field(default_factory=dict)
+    cost_per_tick: dict[str, Any] = field(default_factory=dict)
     events: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -147,6 +152,8 @@ def run_emulation(scenario: Scenario, config: RunConfig) -> RunResult:
         transport.register(User(spec.id, spec.demand, GATEWAY, start_delay=policy.user_start))
 
     stop_reason = ["saturated"]
+    at_start: list[tuple[list[int], list[int]]] = []  # message counters when allocation starts
+    clock.call_later(start, lambda: at_start.append((list(transport.stats.count), list(transport.stats.nbytes))))
 
     collector.last_allocation_at = start  # stall clock starts with allocation
 
@@ -170,12 +177,68 @@ def run_emulation(scenario: Scenario, config: RunConfig) -> RunResult:
     else:
         wall = 0.0
     collector.finish()
-    result = _result(scenario, config, collector, transport, wall, stop_reason[0], start)
+    result = _result(scenario, config, collector, transport, wall, stop_reason[0], start, at_start[0] if at_start else None)
     log.info("run finished", policy=config.policy, scenario=scenario.name, stop=result.stop_reason, allocations=result.allocations, runtime_s=round(result.runtime_s, 3), wall_s=round(wall, 3), messages=result.messages["total"])
     return result
 
 
-def _result(scenario: Scenario, config: RunConfig, collector: Collector, transport: LocalTransport, wall: float, stop_reason: str, start: float) -> RunResult:
+def error_curve(collector: Collector, points: int = 50) -> dict[str, list[float]]:
+    """Cumulative error ratio over the allocations made (thesis figs. 5.6-5.7), exact and
+    with each tolerance, at up to ``points`` evenly spaced allocation counts."""
+    recs = collector.allocations
+    if not recs:
+        return {"allocations": []}
+    share = np.array([r.share_before for r in recs])
+    low = np.array([r.min_share for r in recs])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(low > 0, (share - low) / np.where(low > 0, low, 1.0), np.where(share > 0, np.inf, 0.0))
+    n = len(recs)
+    at = np.unique(np.linspace(1, n, min(points, n)).round().astype(int))
+    curve: dict[str, list[float]] = {"allocations": at.tolist()}
+    for key, tol in (("exact", SHARE_TIE_TOLERANCE), *((f"{t:.2f}", t) for t in ERROR_TOLERANCES)):
+        cum = np.cumsum(rel > tol)
+        curve[key] = (cum[at - 1] / at).tolist()
+    return curve
+
+
+#: message types by the part of the system that sends them (for costs per tick)
+MESSAGE_GROUPS = {
+    "allocation": ("ServerRequest", "ServerReply", "TaskRequest", "Proposal", "Accept", "Decline", "Allocate", "AllocateRejected", "TaskAllocated", "RegisterServer", "ForwardTask", "WalkTask", "WalkFailed"),
+    "neighbour_state": ("ShareRequest", "ShareReply", "LoadRequest", "LoadReply"),
+    "gradient": ("GradientShuffle", "GradientReply", "CentreCheck", "CentreAck"),
+    "peer_sampling": ("Join", "Peers", "CyclonShuffle", "CyclonReply"),
+    "aggregation": ("PushSumShare",),
+}
+
+
+def cost_per_tick(transport: LocalTransport, before: tuple[list[int], list[int]] | None, ticks: float, servers: int, config: RunConfig) -> dict[str, Any]:
+    """Messages and bytes per allocation tick during the allocation phase, per group, next
+    to the thesis's cost model: DDRF's 2|S|P share messages of 8 bytes plus overhead
+    (eqs. 4.3-4.4) and the gradient's 2x|S| messages of (P+1)(8+adr) bytes (eqs. 4.5-4.6);
+    the bytes are the measured frames."""
+    from dgdrf.runtime.messages import message_types
+
+    names = {tag: cls.__name__ for tag, cls in message_types().items()}
+    count0, bytes0 = before if before is not None else ([0] * 256, [0] * 256)
+    stats = transport.stats
+    ticks = max(ticks, 1.0)
+    groups: dict[str, dict[str, float]] = {}
+    for tag in range(256):
+        n = stats.count[tag] - count0[tag]
+        if not n:
+            continue
+        name = names.get(tag, f"tag{tag}")
+        group = next((g for g, members in MESSAGE_GROUPS.items() if name in members), "other")
+        g = groups.setdefault(group, {"messages": 0.0, "bytes": 0.0})
+        g["messages"] += n / ticks
+        g["bytes"] += (stats.nbytes[tag] - bytes0[tag]) / ticks
+    P, S = config.neighbors, servers
+    x = 1.0  # gradient exchanges per node per tick (the policies' default period is the tick)
+    model = {"ddrf_share_messages_eq_4_3": 2 * S * P, "gradient_messages_eq_4_6": 2 * x * S}
+    return {"ticks": ticks, "by_group": groups, "thesis_model_worst_case": model}
+
+
+def _result(scenario: Scenario, config: RunConfig, collector: Collector, transport: LocalTransport, wall: float, stop_reason: str, start: float, before: tuple[list[int], list[int]] | None) -> RunResult:
     ledger = collector.ledger
     shares = ledger.shares()
     n_alloc = len(collector.allocations)
@@ -217,5 +280,9 @@ def _result(scenario: Scenario, config: RunConfig, collector: Collector, transpo
         latency_s=latency,
         unplaceable_users=scenario.unplaceable_users(),
         invariant_violations=list(collector.violations),
+        capacity_knowledge=config.capacity_knowledge,
+        warmup_s=start,
+        error_curve=error_curve(collector),
+        cost_per_tick=cost_per_tick(transport, before, runtime / config.tick, len(scenario.servers), config),
         events=dict(sorted(collector.counters.items())),
     )

@@ -31,7 +31,7 @@ from dgdrf.errors import ScenarioError
 from dgdrf.model.resources import FIT_TOLERANCE
 
 #: Keys a scenario file may hold besides resources/servers/users/generate.
-RUN_SETTING_KEYS = ("policy", "seed", "tick", "neighbors", "latency_ms", "loss", "duplicate", "max_time")
+RUN_SETTING_KEYS = ("policy", "seed", "tick", "neighbors", "latency_ms", "loss", "duplicate", "max_time", "capacity_knowledge", "warmup")
 #: Upper bounds that keep virtual time (integer microseconds) far from overflow.
 MAX_SECONDS = 1e9
 MAX_LATENCY_MS = 3.6e6
@@ -257,6 +257,15 @@ def _parse_settings(data: Mapping, fail) -> dict[str, Any]:
             if not ok:
                 raise fail(key, f"must be a number in {'(0' if positive else '[0'}, {hi:g}], got {v!r}")
             s[key] = float(v)
+    if "capacity_knowledge" in data:
+        if data["capacity_knowledge"] not in ("exact", "pushsum"):
+            raise fail("capacity_knowledge", f"must be \"exact\" or \"pushsum\", got {data['capacity_knowledge']!r}")
+        s["capacity_knowledge"] = data["capacity_knowledge"]
+    if "warmup" in data:
+        v = data["warmup"]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not 0 <= v <= MAX_SECONDS:
+            raise fail("warmup", f"must be non-negative seconds, got {v!r}")
+        s["warmup"] = float(v)
     if "latency_ms" in data:
         v = data["latency_ms"]
         if (

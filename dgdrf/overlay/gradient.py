@@ -11,13 +11,16 @@ those are the P next-highest nodes. :meth:`validate_centre` runs the handshake o
 
 Descriptors carry the origin's own stamp, so fresher news about a node replaces staler
 news whichever neighbour relays it. A node also remembers the freshest descriptor of the
-last few hundred nodes it heard of, in view or not: without that memory, a node that
-dropped a neighbour after learning its utility fell would take the neighbour back from
-any peer still relaying the old, higher utility, and the centre would never settle.
+4P + 16 nodes it heard of most recently, in view or not, and reconsiders them at every
+selection: without that memory a node that dropped a neighbour after learning its
+utility fell would take it back from any peer still relaying the old, higher utility; and
+a node that rose above us would only be found again by chance, leaving room for a wrong
+centre that passes validation (seen with P = 2 in DGDRF).
 """
 
 from __future__ import annotations
 
+import heapq
 import random
 import zlib
 from collections.abc import Callable
@@ -64,7 +67,7 @@ class Gradient(Role):
         self._check_seq = 0
         self._tiebreak: dict[str, int] = {}
         self._fresh: dict[str, tuple[float, int]] = {}  # freshest stamped descriptor heard, LRU
-        self._fresh_limit = max(256, 16 * view_size)
+        self._fresh_limit = 4 * view_size + 16
         self.rnd = random.Random(0)
         #: seconds after start at which the node stops exchanging (a frozen gradient, as
         #: DDRF-gradient uses it); None: run for ever
@@ -146,8 +149,15 @@ class Gradient(Role):
         self._select(pool)
 
     def _select(self, pool: dict[str, tuple[float, int]]) -> None:
-        """Keep the P most preferred of ``pool`` (eq. 3.9); equal keys are ordered by a
-        per-node hash of the address, so ties do not all point at the same nodes."""
+        """Keep the P most preferred of ``pool`` and of the recently heard nodes (eq. 3.9);
+        equal keys are ordered by a per-node hash of the address, so ties do not all point
+        at the same nodes. Reconsidering recently heard nodes lets a node that rose above
+        us be found again without waiting for peer sampling to offer it."""
+        me = self.me
+        for addr, desc in self._fresh.items():
+            held = pool.get(addr)
+            if (held is None or desc[1] > held[1]) and addr != me:
+                pool[addr] = desc
         if len(pool) <= self.P:
             self.view = pool
             return
@@ -162,7 +172,7 @@ class Gradient(Role):
             side, dist = preference_key(own, pool[addr][0])
             return side, dist, t
 
-        best = sorted(pool, key=key)[: self.P]
+        best = heapq.nsmallest(self.P, pool, key=key)
         self.view = {a: pool[a] for a in best}
 
     # -- centre validation (thesis 3.3.1) ---------------------------------------------------
