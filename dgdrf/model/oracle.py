@@ -86,3 +86,34 @@ def progressive_filling(
         shares={u: float(shares[i]) for i, u in enumerate(ledger.user_ids)},
         order=order,
     )
+
+
+def ddrf_rounds(
+    shares: Mapping[str, float],
+    demand: Mapping[str, float],
+    neighbours: Mapping[str, Sequence[str]],
+    capacity: float,
+    strict: bool = True,
+    max_rounds: int = 100_000,
+) -> dict[str, float]:
+    """DDRF's allocation rule (thesis eq. 3.8) on one pooled resource, in synchronous
+    rounds: every node whose user's allocation is below each of its neighbours' (as they
+    stood at the start of the round; ``strict=False``: no higher, as alg. 5 writes it)
+    gives its user one more task of size ``demand``, while the pool has room (nodes in id
+    order within a round).
+    Returns each user's final allocation. The thesis's example (3.2, figs. 3.1-3.2) uses
+    it to show that the result depends on the graph (ORACLES.md example 4)."""
+    alloc = dict(shares)
+    used = sum(alloc.values())
+    for _ in range(max_rounds):
+        seen = dict(alloc)
+        moved = False
+        for node in sorted(alloc):
+            below = (seen[node] < seen[n] if strict else seen[node] <= seen[n] for n in neighbours[node])
+            if all(below) and used + demand[node] <= capacity + 1e-9:
+                alloc[node] += demand[node]
+                used += demand[node]
+                moved = True
+        if not moved:
+            break
+    return alloc

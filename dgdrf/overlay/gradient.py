@@ -21,6 +21,7 @@ centre that passes validation (seen with P = 2 in DGDRF).
 from __future__ import annotations
 
 import heapq
+import math
 import random
 import zlib
 from collections.abc import Callable
@@ -178,17 +179,29 @@ class Gradient(Role):
     # -- centre validation (thesis 3.3.1) ---------------------------------------------------
     def validate_centre(self, done: Callable[[bool], None]) -> None:
         """Send (S \\ {p}) u {self} to the lowest neighbour p; ``done(ok)`` gets p's verdict
-        (False after ``validation_timeout`` seconds without an answer)."""
-        p = self.lowest_neighbour()
-        if p is None:
+        (False after ``validation_timeout`` seconds without an answer).
+
+        Neighbours of utility -inf (servers without users, eq. 4.2) take no part: they
+        are not in the race for the centre, and when fewer than P nodes have users the
+        centre's view must hold some of them. With no finite neighbour at all, this node
+        is the only one with users it knows of, and the check passes at once."""
+        finite = self._finite_view()
+        if not self.view:
             done(False)
             return
+        if not finite:
+            done(True)
+            return
+        p = min(finite, key=finite.get)
         self._check_seq += 1
         cid = self._check_seq
         self._checks[cid] = done
-        nodes = sorted((set(self.view) - {p}) | {self.me})
+        nodes = sorted((set(finite) - {p}) | {self.me})
         self.actor.send(p, CentreCheck(nodes, cid))
         self.actor.after(self.validation_timeout, self._expire, cid)
+
+    def _finite_view(self) -> dict[str, float]:
+        return {a: u for a, (u, _) in self.view.items() if u != -math.inf}
 
     def _expire(self, cid: int) -> None:
         done = self._checks.pop(cid, None)
@@ -196,7 +209,7 @@ class Gradient(Role):
             done(False)
 
     def on_CentreCheck(self, src: str, msg: CentreCheck) -> None:
-        self.actor.send(src, CentreAck(msg.check_id, set(msg.nodes) == set(self.view)))
+        self.actor.send(src, CentreAck(msg.check_id, set(msg.nodes) == set(self._finite_view())))
 
     def on_CentreAck(self, src: str, msg: CentreAck) -> None:
         done = self._checks.pop(msg.check_id, None)

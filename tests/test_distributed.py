@@ -1,0 +1,142 @@
+"""Distributed policies (thesis 4.2-4.5): the relations of ch. 5 on the smallest instances
+that show them, ORACLES.md example 4, and the invariants under proposal races and walks.
+
+The thesis's exact numbers came from a data set we do not have; these tests assert the
+relations it reports: DGDRF makes no errors and stays within a few percent of DRF's
+minimum share; PDGDRF errs yet stays close to DRF; DDRF with random neighbours and probes
+err most and are clearly less fair; DDRF with gradient neighbours sits between.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from dgdrf.emulation import RunConfig, run_emulation
+from dgdrf.model.generators import google_2011_scenario
+from dgdrf.model.oracle import ddrf_rounds, progressive_filling
+from dgdrf.model.scenario import build_scenario
+
+DISTRIBUTED = ("probes", "ddrf-random", "ddrf-gradient", "dgdrf", "pdgdrf")
+
+
+def small(servers: int = 20, users: int = 10, seed: int = 1, scale: float = 2.0):
+    """A Google-2011-like instance with tasks ``scale`` times larger: few hundred
+    allocations, the same heterogeneity."""
+    base = google_2011_scenario(servers, users, seed)
+    return build_scenario(base.resources, list(base.servers), [(u.id, [x * scale for x in u.demand]) for u in base.users], name=f"small-{servers}x{users}-{seed}")
+
+
+def run(scenario, policy, neighbors=3, seed=1, **kw):
+    r = run_emulation(scenario, RunConfig(policy=policy, neighbors=neighbors, seed=seed, warmup=5.0, **kw))
+    assert r.invariant_violations == [], r.invariant_violations[:3]
+    return r
+
+
+@pytest.fixture(scope="module")
+def results():
+    sc = small()
+    return {p: run(sc, p) for p in ("drf", *DISTRIBUTED)}
+
+
+def test_dgdrf_makes_no_errors_and_matches_drf(results):
+    drf, dg = results["drf"], results["dgdrf"]
+    assert dg.error_ratio == 0.0
+    assert dg.min_share >= 0.95 * drf.min_share
+    assert dg.saturated
+
+
+@pytest.mark.parametrize("neighbors", [2, 4, 6])
+@pytest.mark.parametrize("seed", [2, 3])
+def test_dgdrf_is_error_free_for_each_neighbour_count(neighbors, seed):
+    r = run(small(seed=seed), "dgdrf", neighbors=neighbors, seed=seed)
+    assert r.error_ratio == 0.0 and r.saturated
+
+
+def test_pdgdrf_errs_but_stays_fair(results):
+    drf, pd = results["drf"], results["pdgdrf"]
+    assert pd.error_ratio > 0.0
+    assert pd.min_share >= 0.9 * drf.min_share
+    assert pd.gini <= drf.gini + 0.02
+    assert pd.error_ratio_tol["0.05"] < pd.error_ratio / 5  # its errors are near-misses (fig. 5.7)
+
+
+def test_random_neighbours_and_probes_err_most_and_are_least_fair(results):
+    dg = results["dgdrf"]
+    for p in ("ddrf-random", "probes"):
+        r = results[p]
+        assert r.error_ratio > 0.5, p  # thesis: 74-96 %
+        assert r.min_share < 0.8 * dg.min_share, p
+        assert r.gini > 5 * dg.gini, p
+
+
+def test_ddrf_gradient_sits_between(results):
+    rnd, grad, dg = results["ddrf-random"], results["ddrf-gradient"], results["dgdrf"]
+    assert dg.error_ratio < grad.error_ratio < rnd.error_ratio
+    assert grad.min_share > rnd.min_share
+
+
+def test_error_curve_and_cost_per_tick_are_reported(results):
+    for p, r in results.items():
+        curve = r.error_curve
+        assert curve["allocations"][-1] == r.allocations
+        assert curve["exact"][-1] == pytest.approx(r.error_ratio)
+        assert curve["0.05"][-1] == pytest.approx(r.error_ratio_tol["0.05"])
+        assert r.cost_per_tick["ticks"] > 0
+    ddrf = results["ddrf-random"].cost_per_tick
+    model = ddrf["thesis_model_worst_case"]["ddrf_share_messages_eq_4_3"]
+    assert 0 < ddrf["by_group"]["neighbour_state"]["messages"] <= model  # eq. 4.3 is the worst case
+    grad = results["dgdrf"].cost_per_tick
+    assert grad["by_group"]["gradient"]["messages"] == pytest.approx(grad["thesis_model_worst_case"]["gradient_messages_eq_4_6"], rel=0.1)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known deviation (issue 4 stays open): with eq. 3.9 views a non-centre server's "
+    "neighbours hold lower shares, so alg. 6's Gini test rarely lets it allocate; the ratio "
+    "rises with users here (30 servers: 1.36 at 5 users, 3.33 at 15, 4.49 at 30, 5.31 at 60)",
+)
+def test_pdgdrf_gains_on_drf_as_users_grow():
+    """Thesis fig. 5.11: PDGDRF's run-time relative to DRF falls as the number of users
+    grows (more servers with users can allocate in parallel)."""
+    ratios = []
+    for users in (4, 16):
+        sc = small(servers=16, users=users, seed=5)
+        ratios.append(run(sc, "pdgdrf").runtime_s / run(sc, "drf").runtime_s)
+    assert ratios[1] < ratios[0]
+
+
+def test_pushsum_capacity_knowledge_runs_and_costs_accuracy():
+    sc = small(servers=12, users=6, seed=4)
+    exact = run(sc, "dgdrf", seed=4)
+    est = run(sc, "dgdrf", seed=4, capacity_knowledge="pushsum")
+    assert est.saturated and est.capacity_knowledge == "pushsum"
+    assert est.cost_per_tick["by_group"]["aggregation"]["messages"] > 0
+    assert est.min_share >= 0.9 * exact.min_share  # estimates converge, fairness holds up
+    # servers order users by shares computed with slightly different estimates of C
+    assert est.error_ratio > exact.error_ratio == 0.0
+
+
+def test_invariants_hold_under_message_loss_for_every_policy():
+    sc = small(servers=10, users=5, seed=6)
+    for p in DISTRIBUTED:
+        r = run(sc, p, loss=0.01, max_time=400.0)
+        assert r.allocations > 0
+
+
+def test_oracle4_ddrf_depends_on_the_graph():
+    """ORACLES.md example 4 (thesis 3.2): one resource, capacity 18.3, users A..D already
+    hold one task each, demand equal to it. Centralized DRF ends at A 4.3, B 4, C 6, D 4."""
+    start = {"A": 0.1, "B": 4.0, "C": 3.0, "D": 4.0}
+    drf = progressive_filling(
+        build_scenario(["r"], [("pool", [18.3])], [(u, [d]) for u, d in start.items()]),
+        initial_tasks={u: [("pool", 1)] for u in start},
+    )
+    assert {u: round(n * start[u], 6) for u, n in drf.tasks.items()} == {"A": 4.3, "B": 4.0, "C": 6.0, "D": 4.0}
+    assert round(4 / 18.3, 3) == 0.219  # the lowest user's 21.8 % of the cluster
+    # sorted by increasing share (fig. 3.2): a line A - C - B - D reaches DRF's result
+    line = {"A": ["C"], "C": ["A", "B"], "B": ["C", "D"], "D": ["B"]}
+    assert {u: round(v, 6) for u, v in ddrf_rounds(start, start, line, 18.3).items()} == {"A": 4.3, "B": 4.0, "C": 6.0, "D": 4.0}
+    # the unsorted graph of fig. 3.1 (A only sees B; C and D do not see A): A ends near 1.6 %
+    unsorted = {"A": ["B"], "B": ["C"], "C": ["B", "D"], "D": ["B"]}
+    final = ddrf_rounds(start, start, unsorted, 18.3)
+    assert final["A"] / 18.3 == pytest.approx(0.016, abs=0.001)
