@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from dgdrf.nodes.gateway import Routing
+from dgdrf.nodes.protocol import RegisterServer
 from dgdrf.runtime.actor import Role
 
 if TYPE_CHECKING:
@@ -48,6 +49,17 @@ class PolicyOptions:
     @property
     def gradient_every(self) -> float:
         return self.tick if self.gradient_period is None else self.gradient_period
+
+
+class AnnounceCapacity(Role):
+    """A resource node tells a scheduler or the gateway, at start, that it exists and
+    what its capacity is (RegisterServer): nodes learn of each other only by messages."""
+
+    def __init__(self, to: str) -> None:
+        self.to = to
+
+    def setup(self) -> None:
+        self.actor.send(self.to, RegisterServer(self.actor.capacity.tolist()))
 
 
 class Policy(ABC):

@@ -19,7 +19,7 @@ import numpy as np
 from dgdrf.model.ledger import AllocationLedger
 from dgdrf.nodes.gateway import FixedRouting, Routing
 from dgdrf.nodes.protocol import Accept, Allocate, AllocateRejected, Decline, Proposal, RegisterServer, TaskRequest
-from dgdrf.policies.base import Policy
+from dgdrf.policies.base import AnnounceCapacity, Policy
 from dgdrf.runtime.actor import Role
 
 #: A selector picks (user index, server index) from the ledger and the waiting tasks
@@ -53,16 +53,6 @@ def select_fifo(ledger: AllocationLedger, pending: dict[str, TaskRequest]) -> tu
         if server is not None:
             return user, server
     return None
-
-
-class RegisterWithScheduler(Role):
-    """Every resource node announces its capacity to the central scheduler at start."""
-
-    def __init__(self, scheduler: str) -> None:
-        self.scheduler = scheduler
-
-    def setup(self) -> None:
-        self.actor.send(self.scheduler, RegisterServer(self.actor.capacity.tolist()))
 
 
 class CentralScheduler(Role):
@@ -134,7 +124,7 @@ class _Centralized(Policy):
         return FixedRouting(self.options.central)
 
     def server_roles(self, server) -> list[Role]:
-        roles: list[Role] = [RegisterWithScheduler(self.options.central)]
+        roles: list[Role] = [AnnounceCapacity(self.options.central)]
         if server.address == self.options.central:
             roles.append(CentralScheduler(type(self).select))
         return roles

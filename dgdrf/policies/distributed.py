@@ -5,22 +5,11 @@ tasks through a :class:`~dgdrf.policies.local.TaskDesk`."""
 from __future__ import annotations
 
 from dgdrf.nodes.gateway import HomeRouting, Routing
-from dgdrf.nodes.protocol import RegisterServer
 from dgdrf.overlay.cyclon import Cyclon
 from dgdrf.overlay.pushsum import PushSum
-from dgdrf.policies.base import Policy
+from dgdrf.policies.base import AnnounceCapacity, Policy
 from dgdrf.policies.local import CapacityKnowledge, TaskDesk
 from dgdrf.runtime.actor import Role
-
-
-class RegisterWithGateway(Role):
-    """Tell the gateway this resource node exists (it routes users to servers)."""
-
-    def __init__(self, gateway: str) -> None:
-        self.gateway = gateway
-
-    def setup(self) -> None:
-        self.actor.send(self.gateway, RegisterServer(self.actor.capacity.tolist()))
 
 
 class DistributedPolicy(Policy):
@@ -34,7 +23,7 @@ class DistributedPolicy(Policy):
     def common_roles(self, server) -> tuple[list[Role], Cyclon, TaskDesk]:
         o = self.options
         cyclon = Cyclon(o.cyclon_view, o.cyclon_shuffle, o.cyclon_period, bootstrap=o.bootstrap)
-        roles: list[Role] = [RegisterWithGateway(o.gateway), cyclon]
+        roles: list[Role] = [AnnounceCapacity(o.gateway), cyclon]
         if o.capacity_knowledge == "pushsum":
             pushsum = PushSum(server.capacity.tolist(), 1.0 if server.address == o.initiator else 0.0, cyclon, o.cyclon_period)
             roles.append(pushsum)
