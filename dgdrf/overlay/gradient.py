@@ -76,7 +76,7 @@ class Gradient(Role):
 
     def setup(self) -> None:
         self.me = self.actor.address
-        self._salt = self.me.encode()
+        self._salt_crc = zlib.crc32(self.me.encode())
         self.rnd = random.Random(int(self.actor.rng.integers(2**62)))
         if self.sampler is not None and self.sampler.profile is None:
             self.sampler.profile = self.utility  # publish utilities through peer sampling
@@ -164,17 +164,21 @@ class Gradient(Role):
             return
         own = self.utility()
         tb = self._tiebreak
-        salt = self._salt
-
-        def key(addr: str) -> tuple[int, float, int]:
+        higher = []  # (utility, tie-break, address): ascending = closest above first
+        lower = []  # (-utility, tie-break, address): ascending = closest below first
+        for addr, (u, _) in pool.items():
             t = tb.get(addr)
             if t is None:
-                t = tb[addr] = zlib.crc32(addr.encode(), zlib.crc32(salt))
-            side, dist = preference_key(own, pool[addr][0])
-            return side, dist, t
-
-        best = heapq.nsmallest(self.P, pool, key=key)
-        self.view = {a: pool[a] for a in best}
+                t = tb[addr] = zlib.crc32(addr.encode(), self._salt_crc)
+            if u >= own:
+                higher.append((u, t, addr))
+            else:
+                lower.append((-u, t, addr))
+        P = self.P
+        best = heapq.nsmallest(P, higher) if len(higher) > P else sorted(higher)
+        if len(best) < P:
+            best += heapq.nsmallest(P - len(best), lower)
+        self.view = {a: pool[a] for _, _, a in best}
 
     # -- centre validation (thesis 3.3.1) ---------------------------------------------------
     def validate_centre(self, done: Callable[[bool], None]) -> None:
