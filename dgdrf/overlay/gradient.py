@@ -110,15 +110,12 @@ class Gradient(Role):
     def exchange(self) -> None:
         """One gradient round: fresh candidates from peer sampling, then swap views with
         a random neighbour (or a random peer while the view is empty)."""
-        if self.sampler is not None:  # candidates join the recently-heard set: weighed at the next merge
-            fresh, view, me = self._fresh, self.view, self.me
+        pool = dict(self.view)
+        if self.sampler is not None:
             for addr, prof in self.sampler.sample_descriptors(self.candidates):
-                if addr not in fresh and addr not in view and addr != me and isinstance(prof, (int, float)):
-                    fresh[addr] = (float(prof), NO_STAMP)
-                    if len(fresh) > self._fresh_limit:
-                        del fresh[next(iter(fresh))]
-            if len(view) < self.P:
-                self._select(dict(view))
+                if addr not in pool and addr != self.me and isinstance(prof, (int, float)):
+                    pool[addr] = (float(prof), NO_STAMP)
+            self._select(pool)
         partner = self.rnd.choice(list(self.view)) if self.view else (self.sampler.random_peer() if self.sampler else None)
         if partner is None:
             return
