@@ -50,6 +50,7 @@ class RunConfig:
     stall_time: float = 120.0
     capacity_knowledge: str = "exact"
     warmup: float = 10.0
+    gradient_period: float | None = None  # None: one gradient exchange per allocation tick
 
     def validate(self) -> RunConfig:
         if not 0 < self.tick <= MAX_SECONDS:
@@ -67,6 +68,8 @@ class RunConfig:
                 raise ConfigError(f"{name} probability must be in [0, 1], got {v}")
         if self.capacity_knowledge not in CAPACITY_KNOWLEDGE:
             raise ConfigError(f"capacity knowledge must be one of {', '.join(CAPACITY_KNOWLEDGE)}, got {self.capacity_knowledge!r}")
+        if self.gradient_period is not None and not 0 < self.gradient_period <= MAX_SECONDS:
+            raise ConfigError(f"gradient period must be positive seconds, got {self.gradient_period}")
         if not 0 <= self.warmup <= MAX_SECONDS:
             raise ConfigError(f"warmup must be non-negative seconds, got {self.warmup}")
         if not (0 < self.max_time <= MAX_SECONDS and 0 < self.stall_time <= MAX_SECONDS):
@@ -136,7 +139,7 @@ def run_emulation(scenario: Scenario, config: RunConfig) -> RunResult:
     options = PolicyOptions(
         central=first, gateway=GATEWAY, bootstrap=BOOTSTRAP, tick=config.tick, neighbors=config.neighbors,
         total_capacity=tuple(float(x) for x in scenario.total_capacity()), capacity_knowledge=config.capacity_knowledge,
-        initiator=first, warmup=config.warmup,
+        initiator=first, warmup=config.warmup, gradient_period=config.gradient_period,
     )
     policy = make_policy(config.policy, options)
     start = policy.allocation_start
@@ -233,7 +236,7 @@ def cost_per_tick(transport: LocalTransport, before: tuple[list[int], list[int]]
         g["messages"] += n / ticks
         g["bytes"] += (stats.nbytes[tag] - bytes0[tag]) / ticks
     P, S = config.neighbors, servers
-    x = 1.0  # gradient exchanges per node per tick (the policies' default period is the tick)
+    x = 1.0 if config.gradient_period is None else config.tick / config.gradient_period  # exchanges per node per tick
     model = {"ddrf_share_messages_eq_4_3": 2 * S * P, "gradient_messages_eq_4_6": 2 * x * S}
     return {"ticks": ticks, "by_group": groups, "thesis_model_worst_case": model}
 

@@ -140,3 +140,13 @@ def test_oracle4_ddrf_depends_on_the_graph():
     unsorted = {"A": ["B"], "B": ["C"], "C": ["B", "D"], "D": ["B"]}
     final = ddrf_rounds(start, start, unsorted, 18.3)
     assert final["A"] / 18.3 == pytest.approx(0.016, abs=0.001)
+
+
+def test_faster_gradient_exchanges_shorten_dgdrf_runs():
+    """Thesis fig. 5.12: more gradient updates per allocation tick, shorter run-time."""
+    sc = small(servers=12, users=6, seed=7)
+    slow = run(sc, "dgdrf", seed=7)
+    fast = run(sc, "dgdrf", seed=7, gradient_period=0.1 / 3)
+    assert fast.error_ratio == 0.0
+    assert fast.runtime_s < 0.8 * slow.runtime_s
+    assert fast.cost_per_tick["by_group"]["gradient"]["messages"] > 2 * slow.cost_per_tick["by_group"]["gradient"]["messages"]

@@ -31,7 +31,7 @@ from dgdrf.errors import ScenarioError
 from dgdrf.model.resources import FIT_TOLERANCE
 
 #: Keys a scenario file may hold besides resources/servers/users/generate.
-RUN_SETTING_KEYS = ("policy", "seed", "tick", "neighbors", "latency_ms", "loss", "duplicate", "max_time", "capacity_knowledge", "warmup")
+RUN_SETTING_KEYS = ("policy", "seed", "tick", "neighbors", "latency_ms", "loss", "duplicate", "max_time", "capacity_knowledge", "warmup", "gradient_period")
 #: Upper bounds that keep virtual time (integer microseconds) far from overflow.
 MAX_SECONDS = 1e9
 MAX_LATENCY_MS = 3.6e6
@@ -250,7 +250,7 @@ def _parse_settings(data: Mapping, fail) -> dict[str, Any]:
             if isinstance(v, bool) or not isinstance(v, int) or v < least:
                 raise fail(key, f"must be an integer >= {least}, got {v!r}")
             s[key] = v
-    for key, positive, hi in (("tick", True, MAX_SECONDS), ("max_time", True, MAX_SECONDS), ("loss", False, 1.0), ("duplicate", False, 1.0)):
+    for key, positive, hi in (("tick", True, MAX_SECONDS), ("max_time", True, MAX_SECONDS), ("gradient_period", True, MAX_SECONDS), ("loss", False, 1.0), ("duplicate", False, 1.0)):
         if key in data:
             v = data[key]
             ok = not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) and (v > 0 if positive else v >= 0) and v <= hi
