@@ -19,8 +19,7 @@ from dgdrf.errors import ConfigError
 from dgdrf.log import get_logger
 from dgdrf.model import metrics
 from dgdrf.model.scenario import MAX_LATENCY_MS, MAX_SECONDS, Scenario
-from dgdrf.model.resources import SHARE_TIE_TOLERANCE
-from dgdrf.nodes.collector import ERROR_TOLERANCES, Collector
+from dgdrf.nodes.collector import ERROR_LEVELS, Collector
 from dgdrf.nodes.gateway import Gateway
 from dgdrf.nodes.server import Server
 from dgdrf.nodes.user import User
@@ -188,19 +187,14 @@ def run_emulation(scenario: Scenario, config: RunConfig) -> RunResult:
 def error_curve(collector: Collector, points: int = 50) -> dict[str, list[float]]:
     """Cumulative error ratio over the allocations made (thesis figs. 5.6-5.7), exact and
     with each tolerance, at up to ``points`` evenly spaced allocation counts."""
-    recs = collector.allocations
-    if not recs:
-        return {"allocations": []}
-    share = np.array([r.share_before for r in recs])
-    low = np.array([r.min_share for r in recs])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rel = np.where(low > 0, (share - low) / np.where(low > 0, low, 1.0), np.where(share > 0, np.inf, 0.0))
-    n = len(recs)
+    n = len(collector.allocations)
+    if not n:
+        return {"allocations": [], **{key: [] for key, _ in ERROR_LEVELS}}
+    rel = collector.excess_over_minimum()
     at = np.unique(np.linspace(1, n, min(points, n)).round().astype(int))
     curve: dict[str, list[float]] = {"allocations": at.tolist()}
-    for key, tol in (("exact", SHARE_TIE_TOLERANCE), *((f"{t:.2f}", t) for t in ERROR_TOLERANCES)):
-        cum = np.cumsum(rel > tol)
-        curve[key] = (cum[at - 1] / at).tolist()
+    for key, tol in ERROR_LEVELS:
+        curve[key] = (np.cumsum(rel > tol)[at - 1] / at).tolist()
     return curve
 
 
@@ -255,6 +249,8 @@ def _result(scenario: Scenario, config: RunConfig, collector: Collector, transpo
     )
     msg = transport.stats.summary()
     util = metrics.utilization(ledger.used, ledger.capacity)
+    curve = error_curve(collector)
+    final_error = {key: (values[-1] if values else 0.0) for key, values in curve.items() if key != "allocations"}
     return RunResult(
         policy=config.policy,
         scenario=scenario.name,
@@ -273,8 +269,8 @@ def _result(scenario: Scenario, config: RunConfig, collector: Collector, transpo
         gini=metrics.gini(shares),
         jain=metrics.jain(shares),
         ratio_20_20=metrics.ratio_20_20(shares),
-        error_ratio=collector.errors / n_alloc if n_alloc else 0.0,
-        error_ratio_tol={f"{t:.2f}": (collector.errors_tol[t] / n_alloc if n_alloc else 0.0) for t in ERROR_TOLERANCES},
+        error_ratio=final_error["exact"],
+        error_ratio_tol={key: v for key, v in final_error.items() if key != "exact"},
         shares={u: float(shares[i]) for i, u in enumerate(ledger.user_ids)},
         tasks={u: int(ledger.tasks[i]) for i, u in enumerate(ledger.user_ids)},
         utilization={r: float(util[j]) for j, r in enumerate(scenario.resources)},
@@ -285,7 +281,7 @@ def _result(scenario: Scenario, config: RunConfig, collector: Collector, transpo
         invariant_violations=list(collector.violations),
         capacity_knowledge=config.capacity_knowledge,
         warmup_s=start,
-        error_curve=error_curve(collector),
+        error_curve=curve,
         cost_per_tick=cost_per_tick(transport, before, runtime / config.tick, len(scenario.servers), config),
         events=dict(sorted(collector.counters.items())),
     )

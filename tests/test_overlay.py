@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dgdrf.model.overlay_metrics import clustering, ideal_gradient_views, indegree
-from dgdrf.overlay.gradient import preference_key
+from dgdrf.overlay.gradient import most_preferred
 from dgdrf.overlay.pushsum import bytes_to_int, int_to_bytes
 from dgdrf.overlay_run import OverlayConfig, OverlayRun
 
@@ -54,11 +54,14 @@ def test_bootstrap_hands_out_earlier_nodes():
 
 
 def test_preference_function_eq_3_9():
-    own = 0.5
-    ranked = sorted([0.1, 0.9, 0.6, 0.45, 0.5, float("-inf")], key=lambda u: preference_key(own, u))
-    assert ranked == [0.5, 0.6, 0.9, 0.45, 0.1, float("-inf")]
-    # a node without users (utility -inf) prefers everyone, and no NaN appears
-    assert preference_key(float("-inf"), float("-inf")) == (0, 0.0)
+    inf = float("inf")
+    utilities = [0.1, 0.9, 0.6, 0.45, 0.5, -inf]
+    candidates = [(u, 0, f"u{u}") for u in utilities]
+    ranked = most_preferred(0.5, candidates, len(candidates))
+    assert ranked == ["u0.5", "u0.6", "u0.9", "u0.45", "u0.1", "u-inf"]
+    assert most_preferred(0.5, candidates, 2) == ["u0.5", "u0.6"]
+    # a node without users (utility -inf) prefers the lowest others first; ties by tie-break
+    assert most_preferred(-inf, [(-inf, 2, "b"), (0.3, 0, "c"), (-inf, 1, "a")], 3) == ["a", "b", "c"]
 
 
 def test_gradient_converges_to_a_correct_centre():

@@ -24,6 +24,8 @@ from dgdrf.model.scenario import Scenario
 
 #: Relative distances from the minimum share under which an allocation is not an error.
 ERROR_TOLERANCES = (0.01, 0.05, 0.10, 0.15)
+#: The exact error count still tolerates float noise between equal shares.
+ERROR_LEVELS = (("exact", SHARE_TIE_TOLERANCE), *((f"{t:.2f}", t) for t in ERROR_TOLERANCES))
 
 
 @dataclass
@@ -45,8 +47,6 @@ class Collector:
     ledger: AllocationLedger = field(init=False)
     allocations: list[AllocationRecord] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
-    errors: int = 0
-    errors_tol: dict[float, int] = field(default_factory=lambda: {t: 0 for t in ERROR_TOLERANCES})
     submitted_at: dict[tuple[str, int], float] = field(default_factory=dict)
     accepted: dict[tuple[str, int], list[str]] = field(default_factory=dict)
     latencies: list[float] = field(default_factory=list)
@@ -107,12 +107,6 @@ class Collector:
         eligible = ledger.fits_anywhere()
         g_min = float(shares[eligible].min()) if eligible.any() else float(shares[u])
         g_u = float(shares[u])
-        rel = (g_u - g_min) / g_min if g_min > 0 else (np.inf if g_u > 0 else 0.0)
-        if rel > SHARE_TIE_TOLERANCE:
-            self.errors += 1
-        for tol in self.errors_tol:
-            if rel > tol:
-                self.errors_tol[tol] += 1
         ledger.allocate(u, s, check=False)
         if ledger.over_capacity(s):
             self.violations.append(f"t={time:.6f}: server {server} over capacity after task {task_id} of {user}: used {ledger.used[s].tolist()} > capacity {ledger.capacity[s].tolist()}")
@@ -123,6 +117,15 @@ class Collector:
             self.latencies.append(time - t0)
         if not ledger.fits_anywhere().any():
             self._saturate(time)
+
+    def excess_over_minimum(self) -> np.ndarray:
+        """Per allocation: how far above the lowest eligible share its user's share was,
+        relative to that minimum (inf when the minimum was 0 and the user's was not).
+        An allocation is an error when this exceeds the tolerance (thesis 5.3)."""
+        share = np.array([r.share_before for r in self.allocations])
+        low = np.array([r.min_share for r in self.allocations])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(low > 0, (share - low) / np.where(low > 0, low, 1.0), np.where(share > 0, np.inf, 0.0))
 
     def finish(self) -> None:
         """End-of-run invariant: every allocated task was accepted exactly once by its user."""

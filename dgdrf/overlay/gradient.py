@@ -24,7 +24,7 @@ import heapq
 import math
 import random
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from dgdrf.overlay.cyclon import Cyclon
 from dgdrf.overlay.messages import CentreAck, CentreCheck, GradientReply, GradientShuffle
@@ -33,13 +33,22 @@ from dgdrf.runtime.actor import Role
 NO_STAMP = -1  # a utility heard second-hand from peer sampling: older than any stamped one
 
 
-def preference_key(own: float, other: float) -> tuple[int, float]:
-    """Eq. 3.9 as a sort key (smaller = preferred) for a node of utility ``own``:
-    nodes at or above ``own`` come first, then those below; on each side, the closer the
-    better. Infinite utilities (nodes without users) are handled without NaN."""
-    if other >= own:
-        return (0, 0.0 if other == own else other - own)
-    return (1, own - other)
+def most_preferred(own: float, candidates: Iterable[tuple[float, int, str]], P: int) -> list[str]:
+    """Eq. 3.9 for a node of utility ``own``: the addresses of the ``P`` candidates
+    (utility, tie-break, address) it prefers. Nodes at or above ``own`` come first, then
+    those below; on each side the closer the better, equal utilities by tie-break. Only
+    comparisons, so infinite utilities (nodes without users) never make a NaN."""
+    higher = []  # (utility, tie-break, address): ascending = closest above first
+    lower = []  # (-utility, tie-break, address): ascending = closest below first
+    for u, t, addr in candidates:
+        if u >= own:
+            higher.append((u, t, addr))
+        else:
+            lower.append((-u, t, addr))
+    best = heapq.nsmallest(P, higher) if len(higher) > P else sorted(higher)
+    if len(best) < P:
+        best += heapq.nsmallest(P - len(best), lower)
+    return [a for _, _, a in best]
 
 
 class Gradient(Role):
@@ -162,23 +171,14 @@ class Gradient(Role):
         if len(pool) <= self.P:
             self.view = pool
             return
-        own = self.utility()
         tb = self._tiebreak
-        higher = []  # (utility, tie-break, address): ascending = closest above first
-        lower = []  # (-utility, tie-break, address): ascending = closest below first
+        candidates = []
         for addr, (u, _) in pool.items():
             t = tb.get(addr)
             if t is None:
                 t = tb[addr] = zlib.crc32(addr.encode(), self._salt_crc)
-            if u >= own:
-                higher.append((u, t, addr))
-            else:
-                lower.append((-u, t, addr))
-        P = self.P
-        best = heapq.nsmallest(P, higher) if len(higher) > P else sorted(higher)
-        if len(best) < P:
-            best += heapq.nsmallest(P - len(best), lower)
-        self.view = {a: pool[a] for _, _, a in best}
+            candidates.append((u, t, addr))
+        self.view = {a: pool[a] for a in most_preferred(self.utility(), candidates, self.P)}
 
     # -- centre validation (thesis 3.3.1) ---------------------------------------------------
     def validate_centre(self, done: Callable[[bool], None]) -> None:

@@ -67,7 +67,7 @@ class Policy(ABC):
 
     name: ClassVar[str]
     description: ClassVar[str]
-    #: seconds before users submit their first task, and before the first allocation tick
+    #: distributed policies gossip for ``warmup`` seconds before the first allocation tick
     distributed: ClassVar[bool] = False
 
     def __init__(self, options: PolicyOptions) -> None:

@@ -24,7 +24,6 @@ class Message:
 
     __slots__ = ()
     TAG: int = -1
-    _fields: Callable[[Any], tuple]
     _encode: Callable[[Any], bytes]
 
 
@@ -54,9 +53,7 @@ def message(tag: int) -> Callable[[type[T]], type[T]]:
         args_src = ", ".join(f"a[{i + 1}]" for i in range(len(names)))
         exec(f"def encode(m):\n    return _pk(({tag},{fields_src[1:]}))\n", ns)
         exec(f"def decode(a):\n    return _cls({args_src})\n", ns)
-        exec(f"def fields(m):\n    return ({fields_src[2:]}{',' if names else ''})\n", ns)
         dc._encode = staticmethod(ns["encode"])
-        dc._fields = staticmethod(ns["fields"])
         _DECODERS[tag] = ns["decode"]
         _BY_TAG[tag] = dc
         global registry_version

@@ -27,28 +27,18 @@ _BLOCK = 16384
 
 
 class UniformLatency:
-    """Per-message latency uniform in [low, high] seconds (at the clock's microsecond
-    resolution), drawn in blocks; returns clock ticks."""
+    """Per-message latency uniform in [low, high] seconds at the clock's microsecond
+    resolution: :meth:`refill` draws a block of them in ticks; the send path walks it."""
 
     def __init__(self, low: float, high: float, rng: np.random.Generator) -> None:
         if not (0 <= low <= high):
             raise ConfigError(f"latency range must satisfy 0 <= min <= max, got [{low}, {high}] s")
         self.low, self.high, self._rng = low, high, rng
         self._lo, self._hi = to_ticks(low), to_ticks(high)
-        self._block: list[int] = []
-        self._i = 0
 
     def refill(self) -> list[int]:
         """A fresh block of latencies in ticks."""
-        self._block = self._rng.integers(self._lo, self._hi + 1, _BLOCK).tolist()
-        self._i = 0
-        return self._block
-
-    def __call__(self) -> int:
-        if self._i >= len(self._block):
-            self.refill()
-        self._i += 1
-        return self._block[self._i - 1]
+        return self._rng.integers(self._lo, self._hi + 1, _BLOCK).tolist()
 
 
 class _Coin:
