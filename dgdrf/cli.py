@@ -77,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--loss", type=_probability, help="probability a message is lost (default 0)")
     run.add_argument("--max-time", type=_positive_float, help="stop after this many simulated seconds (default 100000)")
     run.add_argument("--capacity-knowledge", choices=("exact", "pushsum"), help="how distributed servers know the cluster capacity C: given (exact, default) or estimated by push-sum")
+    run.add_argument("--idle-gossip", action=argparse.BooleanOptionalAction, default=None, help="whether servers without users start gradient exchanges (default: yes, as in the thesis; --no-idle-gossip: they only answer, about 2x fewer messages, slower convergence)")
     run.add_argument("--gradient-period", type=_positive_float, help="seconds between a server's gradient exchanges (default: the tick; thesis fig. 5.12 varies it)")
     run.add_argument("--warmup", type=_number(float, 0.0, MAX_SECONDS, False, "non-negative seconds"), help="gossip seconds before distributed policies allocate (default 10)")
     run.add_argument("--json", type=Path, metavar="OUT", help="write the result(s) as JSON")
@@ -164,7 +165,7 @@ def _load_run_inputs(args: argparse.Namespace):
     s = scenario.settings
     config = replace(RunConfig(), **{k: v for k, v in s.items() if k != "policy"})
     overrides: dict[str, Any] = {}
-    for name in ("seed", "tick", "neighbors", "loss", "max_time", "capacity_knowledge", "warmup", "gradient_period"):
+    for name in ("seed", "tick", "neighbors", "loss", "max_time", "capacity_knowledge", "warmup", "gradient_period", "idle_gossip"):
         if getattr(args, name) is not None:
             overrides[name] = getattr(args, name)
     if args.latency_ms is not None:

@@ -50,6 +50,7 @@ class RunConfig:
     capacity_knowledge: str = "exact"
     warmup: float = 10.0
     gradient_period: float | None = None  # None: one gradient exchange per allocation tick
+    idle_gossip: bool = True  # servers without users start gradient exchanges (thesis); False: they only answer
 
     def validate(self) -> RunConfig:
         if not 0 < self.tick <= MAX_SECONDS:
@@ -138,7 +139,7 @@ def run_emulation(scenario: Scenario, config: RunConfig) -> RunResult:
     options = PolicyOptions(
         central=first, gateway=GATEWAY, bootstrap=BOOTSTRAP, tick=config.tick, neighbors=config.neighbors,
         total_capacity=tuple(float(x) for x in scenario.total_capacity()), capacity_knowledge=config.capacity_knowledge,
-        initiator=first, warmup=config.warmup, gradient_period=config.gradient_period,
+        initiator=first, warmup=config.warmup, gradient_period=config.gradient_period, idle_gossip=config.idle_gossip,
     )
     policy = make_policy(config.policy, options)
     start = policy.allocation_start

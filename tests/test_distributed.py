@@ -150,3 +150,14 @@ def test_faster_gradient_exchanges_shorten_dgdrf_runs():
     assert fast.error_ratio == 0.0
     assert fast.runtime_s < 0.8 * slow.runtime_s
     assert fast.cost_per_tick["by_group"]["gradient"]["messages"] > 2 * slow.cost_per_tick["by_group"]["gradient"]["messages"]
+
+
+def test_quiet_idle_servers_halve_gradient_messages_without_errors():
+    """--no-idle-gossip: servers without users only answer gradient exchanges; DGDRF
+    still allocates exactly as DRF would, for far fewer gradient messages."""
+    sc = small(servers=30, users=6, seed=4)
+    loud = run(sc, "dgdrf", seed=4)
+    quiet = run(sc, "dgdrf", seed=4, idle_gossip=False)
+    assert quiet.error_ratio == 0.0 and quiet.saturated
+    g = lambda r: r.cost_per_tick["by_group"]["gradient"]["messages"]  # noqa: E731
+    assert g(quiet) < 0.5 * g(loud)

@@ -31,7 +31,7 @@ from dgdrf.errors import ScenarioError
 from dgdrf.model.resources import FIT_TOLERANCE
 
 #: Keys a scenario file may hold besides resources/servers/users/generate.
-RUN_SETTING_KEYS = ("policy", "seed", "tick", "neighbors", "latency_ms", "loss", "duplicate", "max_time", "capacity_knowledge", "warmup", "gradient_period")
+RUN_SETTING_KEYS = ("policy", "seed", "tick", "neighbors", "latency_ms", "loss", "duplicate", "max_time", "capacity_knowledge", "warmup", "gradient_period", "idle_gossip")
 #: Upper bounds that keep virtual time (integer microseconds) far from overflow.
 MAX_SECONDS = 1e9
 MAX_LATENCY_MS = 3.6e6
@@ -261,6 +261,10 @@ def _parse_settings(data: Mapping, fail) -> dict[str, Any]:
         if data["capacity_knowledge"] not in ("exact", "pushsum"):
             raise fail("capacity_knowledge", f"must be \"exact\" or \"pushsum\", got {data['capacity_knowledge']!r}")
         s["capacity_knowledge"] = data["capacity_knowledge"]
+    if "idle_gossip" in data:
+        if not isinstance(data["idle_gossip"], bool):
+            raise fail("idle_gossip", f"must be true or false, got {data['idle_gossip']!r}")
+        s["idle_gossip"] = data["idle_gossip"]
     if "warmup" in data:
         v = data["warmup"]
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not 0 <= v <= MAX_SECONDS:

@@ -20,7 +20,6 @@ centre that passes validation (seen with P = 2 in DGDRF).
 
 from __future__ import annotations
 
-import heapq
 import math
 import random
 import zlib
@@ -38,16 +37,14 @@ def most_preferred(own: float, candidates: Iterable[tuple[float, int, str]], P: 
     (utility, tie-break, address) it prefers. Nodes at or above ``own`` come first, then
     those below; on each side the closer the better, equal utilities by tie-break. Only
     comparisons, so infinite utilities (nodes without users) never make a NaN."""
-    higher = []  # (utility, tie-break, address): ascending = closest above first
-    lower = []  # (-utility, tie-break, address): ascending = closest below first
-    for u, t, addr in candidates:
-        if u >= own:
-            higher.append((u, t, addr))
-        else:
-            lower.append((-u, t, addr))
-    best = heapq.nsmallest(P, higher) if len(higher) > P else sorted(higher)
+    candidates = list(candidates)
+    higher = [c for c in candidates if c[0] >= own]  # ascending = closest above first
+    higher.sort()  # a C sort beats heapq.nsmallest at view sizes (tens of candidates)
+    best = higher[:P]
     if len(best) < P:
-        best += heapq.nsmallest(P - len(best), lower)
+        lower = [(-u, t, a) for u, t, a in candidates if u < own]  # ascending = closest below first
+        lower.sort()
+        best += lower[: P - len(best)]
     return [a for _, _, a in best]
 
 
@@ -62,6 +59,7 @@ class Gradient(Role):
         sampler: Cyclon | None = None,
         candidates: int | None = None,
         validation_timeout: float = 1.0,
+        idle_quiet: bool = False,
     ) -> None:
         if view_size < 1:
             raise ValueError(f"gradient view size must be at least 1, got {view_size}")
@@ -71,6 +69,7 @@ class Gradient(Role):
         self.sampler = sampler
         self.candidates = view_size if candidates is None else candidates
         self.validation_timeout = validation_timeout
+        self.idle_quiet = idle_quiet
         self.view: dict[str, tuple[float, int]] = {}  # address -> (utility, stamp)
         self.stamp = 0
         self._checks: dict[int, Callable[[bool], None]] = {}
@@ -118,13 +117,21 @@ class Gradient(Role):
 
     def exchange(self) -> None:
         """One gradient round: fresh candidates from peer sampling, then swap views with
-        a random neighbour (or a random peer while the view is empty)."""
-        pool = dict(self.view)
+        a random neighbour (or a random peer while the view is empty).
+
+        A node of utility -inf (eq. 4.2: a server without users) starts no rounds when
+        ``idle_quiet`` is set; it still answers others' (thesis 4.3: only servers with
+        users need to ask their neighbours)."""
+        if self.idle_quiet and self.utility() == -math.inf:
+            return
         if self.sampler is not None:
-            for addr, prof in self.sampler.sample_descriptors(self.candidates):
-                if addr not in pool and addr != self.me and isinstance(prof, (int, float)):
-                    pool[addr] = (float(prof), NO_STAMP)
-            self._select(pool)
+            me = self.me
+            sampled = {
+                addr: (float(prof), NO_STAMP)
+                for addr, prof in self.sampler.sample_descriptors(self.candidates)
+                if addr != me and isinstance(prof, (int, float))
+            }
+            self._select(sampled)
         partner = self.rnd.choice(list(self.view)) if self.view else (self.sampler.random_peer() if self.sampler else None)
         if partner is None:
             return
@@ -140,44 +147,43 @@ class Gradient(Role):
         self._merge(src, msg.utility, msg.stamp, msg.entries)
 
     def _merge(self, src: str, utility: float, stamp: int, entries: list[list]) -> None:
-        pool = dict(self.view)
-        me, fresh = self.me, self._fresh
+        """Remember the freshest descriptor of every node in the message, then reselect."""
+        me, fresh, limit = self.me, self._fresh, self._fresh_limit
         for addr, u, s in [[src, utility, stamp], *entries]:
             if addr == me:
                 continue
             known = fresh.get(addr)
-            if known is not None and known[1] >= s:
-                u, s = known  # we heard fresher news about this node before
-            else:
-                fresh.pop(addr, None)
+            if known is None or s > known[1]:
+                if known is not None:
+                    del fresh[addr]  # re-inserted last: most recently refreshed
                 fresh[addr] = (u, s)
-                if len(fresh) > self._fresh_limit:
+                if len(fresh) > limit:
                     del fresh[next(iter(fresh))]  # forget the least recently refreshed
-            held = pool.get(addr)
-            if held is None or s > held[1]:
-                pool[addr] = (u, s)
-        self._select(pool)
+        self._select()
 
-    def _select(self, pool: dict[str, tuple[float, int]]) -> None:
-        """Keep the P most preferred of ``pool`` and of the recently heard nodes (eq. 3.9);
-        equal keys are ordered by a per-node hash of the address, so ties do not all point
-        at the same nodes. Reconsidering recently heard nodes lets a node that rose above
-        us be found again without waiting for peer sampling to offer it."""
-        me = self.me
-        for addr, desc in self._fresh.items():
+    def _select(self, sampled: dict[str, tuple[float, int]] | None = None) -> None:
+        """Keep the P most preferred (eq. 3.9) of the view, the recently heard nodes and
+        ``sampled`` (second-hand utilities from peer sampling, used only for nodes not
+        heard of otherwise), each with its freshest descriptor. Equal utilities are
+        ordered by a per-node hash of the address, so ties do not all point at the same
+        nodes. Reconsidering recently heard nodes lets a node that rose above us be found
+        again without waiting for peer sampling to offer it."""
+        pool = dict(self._fresh)
+        for addr, desc in self.view.items():
             held = pool.get(addr)
-            if (held is None or desc[1] > held[1]) and addr != me:
+            if held is None or desc[1] > held[1]:
                 pool[addr] = desc
+        if sampled:
+            for addr, desc in sampled.items():
+                if addr not in pool:
+                    pool[addr] = desc
         if len(pool) <= self.P:
             self.view = pool
             return
         tb = self._tiebreak
-        candidates = []
-        for addr, (u, _) in pool.items():
-            t = tb.get(addr)
-            if t is None:
-                t = tb[addr] = zlib.crc32(addr.encode(), self._salt_crc)
-            candidates.append((u, t, addr))
+        for addr in pool.keys() - tb.keys():
+            tb[addr] = zlib.crc32(addr.encode(), self._salt_crc)
+        candidates = [(u, tb[a], a) for a, (u, _) in pool.items()]
         self.view = {a: pool[a] for a in most_preferred(self.utility(), candidates, self.P)}
 
     # -- centre validation (thesis 3.3.1) ---------------------------------------------------

@@ -45,6 +45,7 @@ class PolicyOptions:
     cyclon_shuffle: int = 5
     cyclon_period: float = 1.0
     gradient_period: float | None = None  # default: one exchange per allocation tick
+    idle_gossip: bool = True  # servers without users start gradient exchanges (False: only answer)
 
     @property
     def gradient_every(self) -> float:

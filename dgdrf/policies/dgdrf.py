@@ -79,7 +79,10 @@ class _GradientPolicy(DistributedPolicy):
     def server_roles(self, server) -> list[Role]:
         roles, cyclon, desk = self.common_roles(server)
         sched = GradientScheduler(desk, self.parallel)
-        gradient = Gradient(sched.home.utility, self.options.neighbors, self.options.gradient_every, sampler=cyclon)
+        gradient = Gradient(
+            sched.home.utility, self.options.neighbors, self.options.gradient_every, sampler=cyclon,
+            idle_quiet=not self.options.idle_gossip,
+        )
         sched.gradient = gradient
         roles += [gradient, sched]
         return roles
