@@ -1,4 +1,4 @@
-"""Command line: ``dgdrf run | scenario | bench``.
+"""Command line: ``dgdrf run | scenario | overlay | sweep | report | bench``.
 
 Every bad input ends in one line ``dgdrf: error: <what is wrong>`` on stderr and exit
 status 2, never a traceback.
@@ -106,6 +106,20 @@ def build_parser() -> argparse.ArgumentParser:
     ov.add_argument("--json", type=Path, metavar="OUT", help="write final figures and per-cycle figures as JSON")
     ov.add_argument("--quiet", action="store_true", help="print no table")
 
+    sw = sub.add_parser("sweep", help="run every combination of a sweep file's grid in parallel processes (resumable)")
+    sw.add_argument("sweep_file", type=Path, metavar="SWEEP.toml", help="a TOML file with a [sweep] table (see bench/*.toml)")
+    sw.add_argument("--out", type=Path, help="results directory (default: results/<sweep name>/)")
+    sw.add_argument("--workers", type=_positive_int, help="parallel runs (default: all cores)")
+    sw.add_argument("--timeout", type=_positive_float, help="give up on a run after this many wall seconds (recorded as failed)")
+    sw.add_argument("--retry-failed", action="store_true", help="run again the runs recorded as failed (default: only the unfinished)")
+    sw.add_argument("--limit", type=_positive_int, help="start at most this many runs now (the rest on a later resume)")
+    sw.add_argument("--dry-run", action="store_true", help="list the runs and what is already done, run nothing")
+    sw.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    rp = sub.add_parser("report", help="figures (PNG) and a markdown summary of a sweep's results")
+    rp.add_argument("results_dir", type=Path, metavar="RESULTS_DIR", help="a directory written by dgdrf sweep")
+    rp.add_argument("--out", type=Path, help="where to write report.md and the figures (default: RESULTS_DIR)")
+
     bench = sub.add_parser("bench", help="benchmarks")
     bsub = bench.add_subparsers(dest="bench", metavar="BENCH", parser_class=_Parser)
     bsub.required = True
@@ -136,6 +150,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_bench(args)
         if args.command == "overlay":
             return cmd_overlay(args)
+        if args.command == "sweep":
+            return cmd_sweep(args)
+        if args.command == "report":
+            return cmd_report(args)
     except DgdrfError as exc:
         print(f"dgdrf: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -163,14 +181,13 @@ def _load_run_inputs(args: argparse.Namespace):
         with resources.as_file(resources.files("dgdrf") / "data" / "default.toml") as path:
             scenario = load_scenario(path)
     s = scenario.settings
-    config = replace(RunConfig(), **{k: v for k, v in s.items() if k != "policy"})
     overrides: dict[str, Any] = {}
     for name in ("seed", "tick", "neighbors", "loss", "max_time", "capacity_knowledge", "warmup", "gradient_period", "idle_gossip"):
         if getattr(args, name) is not None:
             overrides[name] = getattr(args, name)
     if args.latency_ms is not None:
         overrides["latency_ms"] = args.latency_ms
-    config = replace(config, **overrides)
+    config = RunConfig.from_settings(s, **overrides)
     if args.policy:
         policies = [p.strip() for p in args.policy.split(",") if p.strip()]
     elif args.scenario and "policy" in s:
@@ -257,6 +274,43 @@ def _write_json(path: Path, doc: Any) -> None:
         path.write_text(json.dumps(doc, indent=1) + "\n")
     except OSError as exc:
         raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from dgdrf.bench.sweep import load_sweep, read_records, run_sweep
+
+    spec = load_sweep(args.sweep_file)
+    out = args.out or Path("results") / spec.name
+    runs = spec.runs()
+    records, bad = read_records(out)
+    if bad:
+        print(f"dgdrf: warning: {out}: skipped {bad} unreadable result line(s) (cut by an interruption?); those runs will be redone", file=sys.stderr)
+    status = {r["key"]: r["status"] for r in records}
+    if args.dry_run:
+        for run in runs:
+            p = run.params
+            print(f"{run.key}  {status.get(run.key, 'todo'):5s}  " + " ".join(f"{k}={v}" for k, v in p.items() if k not in ("scenario_digest",)))
+        ok = sum(status.get(r.key) == "ok" for r in runs)
+        print(f"{spec.name}: {len(runs)} runs, {ok} done, {sum(status.get(r.key) == 'error' for r in runs)} failed, {len(runs) - ok} to run")
+        return 0
+    outcome = run_sweep(spec, out, workers=args.workers, retry_failed=args.retry_failed, timeout=args.timeout, progress=not args.quiet, limit=args.limit)
+    line = f"{spec.name}: {outcome.done} runs done in {outcome.wall_s:.1f} s ({outcome.failed} failed), {outcome.skipped} already recorded, {outcome.total} in the grid; results in {out}"
+    print(line, file=sys.stderr)
+    if outcome.interrupted:
+        print(f"dgdrf: interrupted; finished runs are recorded, run the same command again to resume", file=sys.stderr)
+        return 130
+    if outcome.failed:
+        print(f"dgdrf: error: {outcome.failed} run(s) failed; their errors are in {out / 'results.csv'} (rerun with --retry-failed)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from dgdrf.bench.report import write_report
+
+    path = write_report(args.results_dir, args.out)
+    print(f"report written to {path}")
+    return 0
 
 
 def cmd_bench(args: argparse.Namespace) -> int:

@@ -52,6 +52,16 @@ class RunConfig:
     gradient_period: float | None = None  # None: one gradient exchange per allocation tick
     idle_gossip: bool = True  # servers without users start gradient exchanges (thesis); False: they only answer
 
+    @classmethod
+    def from_settings(cls, settings: dict[str, Any], **overrides: Any) -> RunConfig:
+        """The configuration a scenario file's run settings give (its ``policy`` aside),
+        with ``overrides`` (CLI flags, sweep parameters) taking precedence."""
+        base = {k: v for k, v in settings.items() if k != "policy"}
+        base.update(overrides)
+        if isinstance(base.get("latency_ms"), list):
+            base["latency_ms"] = tuple(base["latency_ms"])
+        return cls(**base)
+
     def validate(self) -> RunConfig:
         if not 0 < self.tick <= MAX_SECONDS:
             raise ConfigError(f"tick must be positive seconds (at most {MAX_SECONDS:g}), got {self.tick}")
