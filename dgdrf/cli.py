@@ -117,8 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--quiet", action="store_true", help="no progress bar")
 
     rp = sub.add_parser("report", help="figures (PNG) and a markdown summary of a sweep's results")
-    rp.add_argument("results_dir", type=Path, metavar="RESULTS_DIR", help="a directory written by dgdrf sweep")
-    rp.add_argument("--out", type=Path, help="where to write report.md and the figures (default: RESULTS_DIR)")
+    rp.add_argument("results_dir", type=Path, nargs="+", metavar="RESULTS_DIR", help="directories written by dgdrf sweep (several are merged into one report)")
+    rp.add_argument("--out", type=Path, help="where to write report.md and the figures (default: the first RESULTS_DIR)")
 
     bench = sub.add_parser("bench", help="benchmarks")
     bsub = bench.add_subparsers(dest="bench", metavar="BENCH", parser_class=_Parser)

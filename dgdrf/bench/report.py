@@ -84,18 +84,24 @@ def _series_label(policy: str, extra: dict[str, Any]) -> str:
 
 
 class Report:
-    def __init__(self, results_dir: Path, out: Path) -> None:
-        self.dir, self.out = results_dir, out
-        records, self.unreadable = read_records(results_dir)
-        if not records:
-            raise ConfigError(f"{results_dir}: no results found ({results_dir / 'results.jsonl'} missing or empty); run `dgdrf sweep` first")
-        self.all = records
-        self.failed = [r for r in records if r.get("status") != "ok"]
-        self.runs = Runs(records)
-        try:
-            self.manifest = json.loads((results_dir / SWEEP_JSON).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            self.manifest = {}
+    def __init__(self, results_dirs: list[Path], out: Path) -> None:
+        self.dirs, self.out = results_dirs, out
+        by_key: dict[str, dict[str, Any]] = {}
+        self.unreadable = 0
+        self.manifests: list[dict[str, Any]] = []
+        for d in results_dirs:
+            records, bad = read_records(d)
+            self.unreadable += bad
+            by_key.update((r["key"], r) for r in records)
+            try:
+                self.manifests.append(json.loads((d / SWEEP_JSON).read_text(encoding="utf-8")) | {"_dir": str(d)})
+            except (OSError, ValueError):
+                self.manifests.append({"_dir": str(d), "name": d.name})
+        if not by_key:
+            raise ConfigError(f"{', '.join(map(str, results_dirs))}: no results found (results.jsonl missing or empty); run `dgdrf sweep` first")
+        self.all = list(by_key.values())
+        self.failed = [r for r in self.all if r.get("status") != "ok"]
+        self.runs = Runs(self.all)
         self.md: list[str] = []
         self.figures: list[str] = []
 
@@ -113,22 +119,25 @@ class Report:
 
     # -- sections -------------------------------------------------------------------------
     def header(self) -> None:
-        m = self.manifest
-        name = m.get("name") or self.dir.name
-        self.md.append(f"# Sweep `{name}`\n")
+        names = [m.get("name") or Path(m["_dir"]).name for m in self.manifests]
+        self.md.append(f"# Sweep{'s' if len(names) > 1 else ''} {', '.join(f'`{n}`' for n in names)}\n")
         seeds = self.runs.values("seed")
+        grid = sum(m.get("runs", 0) for m in self.manifests)
         lines = [
-            f"- runs: {len(self.runs.records)} succeeded, {len(self.failed)} failed" + (f", {self.unreadable} unreadable lines skipped" if self.unreadable else "") + (f" (grid: {m['runs']})" if "runs" in m else ""),
+            f"- runs: {len(self.runs.records)} succeeded, {len(self.failed)} failed" + (f", {self.unreadable} unreadable lines skipped" if self.unreadable else "") + (f" (grid: {grid})" if grid else ""),
             f"- policies: {', '.join(self.runs.values('policy'))}; neighbours: {', '.join(map(str, self.runs.values('neighbors')))}; seeds: {', '.join(map(str, seeds))}",
             f"- data sets: {', '.join(f'{d} ' + self._size(d) for d in self.runs.values('dataset'))}",
         ]
         if self.runs.extra:
             lines.append("- other parameters: " + "; ".join(f"{k} = {', '.join(map(str, self.runs.values(k)))}" for k in self.runs.extra))
-        if m.get("sessions"):
-            cpus = m.get("machine", {}).get("cpus")
-            lines.append(f"- sweep wall time: {m['wall_s'] / 60:.1f} min over {len(m['sessions'])} session(s), {m['sessions'][-1].get('workers')} workers on {cpus} cores; summed run time {sum(r.get('wall_s') or 0 for r in self.all) / 60:.1f} min")
-        if m.get("source"):
-            lines.append(f"- sweep file: `{m['source']}`; rerun: `dgdrf sweep {m['source']}` then `dgdrf report {self.dir}`")
+        for m in self.manifests:
+            if m.get("sessions"):
+                cpus = m.get("machine", {}).get("cpus")
+                lines.append(f"- `{m.get('name')}`: {m.get('runs', '?')} runs, sweep wall time {m['wall_s'] / 60:.1f} min over {len(m['sessions'])} session(s), {m['sessions'][-1].get('workers')} workers on {cpus} cores")
+            if m.get("source"):
+                lines.append(f"  - rerun: `dgdrf sweep {m['source']} --out {m['_dir']}`")
+        lines.append(f"- summed wall time of the runs: {sum(r.get('wall_s') or 0 for r in self.all) / 60:.1f} min")
+        lines.append(f"- report: `dgdrf report {' '.join(m['_dir'] for m in self.manifests)}" + (f" --out {self.out}`" if len(self.manifests) > 1 or str(self.out) != self.manifests[0]['_dir'] else "`"))
         self.md.append("\n".join(lines) + "\n")
         if self.failed:
             self.md.append("## Failed runs\n")
@@ -178,7 +187,7 @@ class Report:
                 ax.set_title(f"{title}\n{dataset}, {self.seeds_note(rows)}", fontsize=9)
                 ax.grid(alpha=0.3)
                 ax.legend(fontsize=7, ncols=2)
-                self.save(fig, f"{key}_vs_neighbors_{dataset}.png", f"{title} against neighbours, {dataset} ({ref})")
+                self.save(fig, f"{key}_vs_neighbors_{dataset}.png", f"{title} against neighbours, {dataset}, {self.seeds_note(rows)} ({ref})")
                 self.table(rows, key, extra, title, percent=key == "error_ratio")
 
     def table(self, rows: list[dict], key: str, extra: list[str], title: str, percent: bool = False) -> None:
@@ -410,9 +419,11 @@ def _percent_formatter():
     return PercentFormatter(1.0)
 
 
-def write_report(results_dir: Path, out: Path | None = None) -> Path:
-    """Write report.md and its PNG figures for the sweep results in ``results_dir``."""
-    results_dir = Path(results_dir)
-    if not results_dir.is_dir():
-        raise ConfigError(f"{results_dir}: not a directory (give the --out directory of a dgdrf sweep)")
-    return Report(results_dir, Path(out) if out else results_dir).write()
+def write_report(results_dirs: Path | list[Path], out: Path | None = None) -> Path:
+    """Write report.md and its PNG figures for the sweep results in ``results_dirs``
+    (several sweeps' results are merged; ``out`` defaults to the first directory)."""
+    dirs = [Path(d) for d in (results_dirs if isinstance(results_dirs, list) else [results_dirs])]
+    for d in dirs:
+        if not d.is_dir():
+            raise ConfigError(f"{d}: not a directory (give the --out directory of a dgdrf sweep)")
+    return Report(dirs, Path(out) if out else dirs[0]).write()

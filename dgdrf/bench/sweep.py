@@ -402,7 +402,11 @@ def run_sweep(
     pending = list(todo)
     bar = _Progress(spec.name, len(runs), outcome.skipped, enabled=progress)
     try:
-        with bar, (out / RESULTS_JSONL).open("a", encoding="utf-8") as sink:
+        with bar, (out / RESULTS_JSONL).open("a+", encoding="utf-8") as sink:
+            if sink.tell() > 0:
+                sink.seek(sink.tell() - 1)
+                if sink.read(1) != "\n":
+                    sink.write("\n")  # end a line cut by an interruption; it stays unreadable, alone
             while pending or running:
                 while pending and len(running) < workers:
                     run = pending.pop(0)

@@ -1,0 +1,222 @@
+"""The benchmark harness: sweep files, parallel runs, resume, failures, CSV/JSON, report."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from dgdrf.bench.report import write_report
+from dgdrf.bench.sweep import RESULT_COLUMNS, load_sweep, parse_sweep, read_records, run_sweep
+from dgdrf.emulation import RunConfig, run_emulation
+from dgdrf.errors import ConfigError
+from dgdrf.model.generators import google_2011_scenario
+
+
+def sweep_file(tmp_path: Path, body: str, name: str = "t") -> Path:
+    f = tmp_path / f"{name}.toml"
+    f.write_text(f'[sweep]\nname = "{name}"\n' + body)
+    return f
+
+
+GRID = 'policies = ["drf", "fifo", "dgdrf"]\nneighbors = [2, 3]\nseeds = [1, 2]\nservers = [6]\nusers = [3, 4]\n'
+
+
+@pytest.mark.parametrize(
+    "body, fragment",
+    [
+        ('policies = ["drf", "nope"]\nneighbors = [2]\nseeds = [1]\nservers = [4]\nusers = [2]\n', "sweep.policies: unknown policy 'nope'"),
+        ('policies = ["drf"]\nneighbors = [0]\nseeds = [1]\nservers = [4]\nusers = [2]\n', "sweep.neighbors: must be a list of integers >= 1, got 0"),
+        ('policies = ["drf"]\nneighbors = [2]\nseeds = []\nservers = [4]\nusers = [2]\n', "sweep.seeds: must not be empty"),
+        ('policies = ["drf"]\nneighbors = [2]\nseeds = [1]\nusers = [2]\n', "sweep.servers: missing"),
+        ('policies = ["drf"]\nneighbors = [2]\nseeds = [1]\nservers = [4]\nusers = [2]\ngosip_period = [1.0]\n', "sweep.gosip_period: unknown run parameter"),
+        ('policies = ["drf"]\nneighbors = [2]\nseeds = [1]\nservers = [4]\nusers = [2]\ntick = [0.1, -1.0]\n', "tick must be positive"),
+        ('policies = ["drf"]\nneighbors = [2, 2]\nseeds = [1]\nservers = [4]\nusers = [2]\n', "sweep.neighbors: lists a value twice"),
+        ('policies = ["drf"]\nneighbors = [2]\nseeds = [1]\nscenarios = ["missing.toml"]\n', "sweep.scenarios: cannot read"),
+    ],
+)
+def test_bad_sweep_files_are_rejected_naming_the_field(tmp_path, body, fragment):
+    with pytest.raises(ConfigError) as exc:
+        load_sweep(sweep_file(tmp_path, body))
+    assert fragment in str(exc.value)
+
+
+def test_grid_expands_every_combination_with_stable_distinct_keys(tmp_path):
+    spec = load_sweep(sweep_file(tmp_path, GRID + "gossip_period = [0.1, 0.05]\n"))
+    runs = spec.runs()
+    assert len(runs) == 3 * 2 * 2 * 2 * 2
+    assert len({r.key for r in runs}) == len(runs)
+    assert {r.params["gradient_period"] for r in runs} == {0.1, 0.05}  # the alias maps to the run parameter
+    again = load_sweep(sweep_file(tmp_path, GRID + "gossip_period = [0.1, 0.05]\n"))
+    assert sorted(r.key for r in again.runs()) == sorted(r.key for r in runs)
+
+
+def test_a_changed_scenario_file_changes_the_run_keys(tmp_path):
+    sc = tmp_path / "sc.toml"
+    sc.write_text('name = "sc"\n[generate]\nkind = "google-2011"\nservers = 4\nusers = 2\nseed = 1\n')
+    body = 'policies = ["drf"]\nneighbors = [2]\nseeds = [1]\nscenarios = ["sc.toml"]\n'
+    before = {r.key for r in load_sweep(sweep_file(tmp_path, body)).runs()}
+    sc.write_text(sc.read_text().replace("seed = 1", "seed = 2"))
+    after = {r.key for r in load_sweep(sweep_file(tmp_path, body)).runs()}
+    assert before.isdisjoint(after)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """A 24-run sweep run once with two worker processes."""
+    d = tmp_path_factory.mktemp("sweep")
+    spec = load_sweep(sweep_file(d, GRID))
+    out = d / "out"
+    outcome = run_sweep(spec, out, workers=2, progress=False)
+    return spec, out, outcome
+
+
+def test_sweep_records_every_run_as_json_lines_and_csv(tiny):
+    spec, out, outcome = tiny
+    assert (outcome.done, outcome.failed, outcome.total) == (24, 0, 24)
+    records, bad = read_records(out)
+    assert bad == 0 and len(records) == 24
+    for rec in records:
+        assert set(rec) >= {"key", "sweep", "status", "params", "result", "error", "wall_s", "peak_rss_mb", "finished_at"}
+        assert rec["status"] == "ok" and rec["result"]["invariant_violations"] == []
+        assert rec["peak_rss_mb"] > 0
+        assert {rec["result"][k] for k in ("policy", "neighbors", "seed")} == {rec["params"][k] for k in ("policy", "neighbors", "seed")}
+    with (out / "results.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 24
+    assert set(RESULT_COLUMNS) | {"key", "status", "policy", "neighbors", "seed", "servers", "users", "dataset", "peak_rss_mb"} <= set(rows[0])
+    manifest = json.loads((out / "sweep.json").read_text())
+    assert manifest["name"] == "t" and manifest["runs"] == 24 and manifest["sessions"][0]["runs_done"] == 24
+
+
+def test_a_sweep_run_equals_the_same_run_alone(tiny):
+    _, out, _ = tiny
+    rec = next(r for r in read_records(out)[0] if r["params"]["policy"] == "dgdrf" and r["params"]["users"] == 4 and r["params"]["seed"] == 2 and r["params"]["neighbors"] == 3)
+    alone = run_emulation(google_2011_scenario(6, 4, 2017), RunConfig(policy="dgdrf", neighbors=3, seed=2)).to_dict()
+    for key in ("allocations", "runtime_s", "min_share", "gini", "error_ratio", "shares"):
+        assert rec["result"][key] == alone[key]
+
+
+def test_rerunning_a_finished_sweep_does_nothing(tiny):
+    spec, out, _ = tiny
+    again = run_sweep(spec, out, workers=2, progress=False)
+    assert (again.done, again.skipped) == (0, 24)
+
+
+def test_resume_after_a_partial_sweep_and_a_line_cut_mid_write(tmp_path):
+    spec = load_sweep(sweep_file(tmp_path, 'policies = ["drf", "fifo"]\nneighbors = [2]\nseeds = [1, 2, 3]\nservers = [5]\nusers = [3]\n'))
+    out = tmp_path / "out"
+    first = run_sweep(spec, out, workers=1, progress=False, limit=4)
+    assert first.done == 4
+    with (out / "results.jsonl").open("a") as fh:
+        fh.write('{"key": "cut mid-wri')  # what an interruption during a write leaves
+    records, bad = read_records(out)
+    assert (len(records), bad) == (4, 1)
+    rest = run_sweep(spec, out, workers=2, progress=False)
+    assert (rest.done, rest.skipped) == (2, 4)
+    records, _ = read_records(out)
+    assert sorted(r["key"] for r in records) == sorted(r.key for r in spec.runs())
+
+
+def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
+    good = tmp_path / "good.toml"
+    doomed = tmp_path / "doomed.toml"
+    for f, name in ((good, "good"), (doomed, "doomed")):
+        f.write_text(f'name = "{name}"\n[generate]\nkind = "google-2011"\nservers = 4\nusers = 2\nseed = 1\n')
+    spec = load_sweep(sweep_file(tmp_path, 'policies = ["drf"]\nneighbors = [2]\nseeds = [1, 2]\nscenarios = ["good.toml", "doomed.toml"]\n'))
+    doomed.unlink()  # gone between planning and running
+    out = tmp_path / "out"
+    outcome = run_sweep(spec, out, workers=2, progress=False)
+    assert (outcome.done, outcome.failed) == (4, 2)
+    records, _ = read_records(out)
+    failed = [r for r in records if r["status"] == "error"]
+    assert {r["params"]["dataset"] for r in failed} == {"doomed"}
+    assert all("doomed.toml" in r["error"] and r["result"] is None for r in failed)
+    with (out / "results.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert sorted(r["status"] for r in rows) == ["error", "error", "ok", "ok"]
+    # failed runs are finished runs: not redone unless asked
+    assert run_sweep(spec, out, workers=2, progress=False).done == 0
+    assert run_sweep(spec, out, workers=2, progress=False, retry_failed=True).done == 2
+
+
+def test_a_run_over_the_time_limit_is_killed_and_recorded(tmp_path):
+    spec = load_sweep(sweep_file(tmp_path, 'policies = ["dgdrf"]\nneighbors = [2]\nseeds = [1]\nservers = [30]\nusers = [10]\n'))
+    outcome = run_sweep(spec, tmp_path / "out", workers=1, progress=False, timeout=1.0)
+    assert (outcome.done, outcome.failed) == (1, 1)
+    (rec,) = read_records(tmp_path / "out")[0]
+    assert rec["error"] == "timed out after 1 s"
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]
+
+
+def test_ctrl_c_stops_the_workers_and_a_rerun_resumes(tmp_path):
+    f = sweep_file(tmp_path, 'policies = ["dgdrf"]\nneighbors = [2, 3]\nseeds = [1, 2, 3]\nservers = [8]\nusers = [4]\n')
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "dgdrf", "sweep", str(f), "--out", str(out), "--workers", "1", "--quiet"]
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not ((out / "results.jsonl").exists() and (out / "results.jsonl").read_text().count("\n") >= 1):
+        time.sleep(0.1)
+    descendants = _children(proc.pid)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "run the same command again to resume" in err and "Traceback" not in err
+    time.sleep(0.5)
+    alive = [p for p in descendants if os.path.exists(f"/proc/{p}") and "dgdrf-sweep" in Path(f"/proc/{p}/cmdline").read_text(errors="replace")]
+    assert alive == []
+    done = len(read_records(out)[0])
+    assert 1 <= done < 6
+    rerun = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"{6 - done} runs done" in rerun.stderr and f"{done} already recorded" in rerun.stderr
+
+
+def test_report_writes_figures_tables_and_the_thesis_relations(tiny, tmp_path):
+    _, out, _ = tiny
+    path = write_report(out, tmp_path / "report")
+    files = {p.name for p in (tmp_path / "report").iterdir()}
+    for stem in ("min_share", "gini", "error_ratio", "runtime_s"):
+        assert {f"{stem}_vs_neighbors_google-2011-6x3.png", f"{stem}_vs_neighbors_google-2011-6x4.png"} <= files
+    assert "runtime_ratio_vs_users.png" in files  # fig. 5.11 needs users to vary
+    md = path.read_text()
+    assert "## Thesis relations on these results" in md
+    assert "| google-2011-6x4 | dgdrf makes no errors, at every neighbour count | max error ratio 0.0 % over 4 runs | yes |" in md
+    assert "median of 2 seeds (1, 2)" in md
+    for name in files - {"report.md"}:
+        assert f"({name})" in md  # every figure is linked from the markdown
+        assert (tmp_path / "report" / name).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_report_of_a_gossip_rate_sweep_draws_fig_5_12(tmp_path):
+    spec = load_sweep(sweep_file(tmp_path, 'policies = ["drf", "pdgdrf"]\nneighbors = [2]\nseeds = [1]\nservers = [6]\nusers = [3]\ngossip_period = [0.1, 0.05]\n'))
+    run_sweep(spec, tmp_path / "out", workers=2, progress=False)
+    write_report(tmp_path / "out")
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert (tmp_path / "out" / "runtime_ratio_vs_gradient_rate.png").exists()
+    assert "| 3 | pdgdrf | 2 | 1 |" in md and "| 3 | pdgdrf | 2 | 2 |" in md  # users, policy, P, exchanges per tick
+
+
+def test_report_and_sweep_cli_errors_are_one_line(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "dgdrf", "report", str(tmp_path)], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.startswith("dgdrf: error:") and "no results found" in r.stderr
+    bad = sweep_file(tmp_path, 'policies = "drf"\nneighbors = [2]\nseeds = [1]\nservers = [4]\n')
+    r = subprocess.run([sys.executable, "-m", "dgdrf", "sweep", str(bad)], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "sweep.users: missing" in r.stderr
+
+
+def test_parse_sweep_accepts_single_values_for_lists():
+    spec = parse_sweep({"sweep": {"name": "one", "policies": "drf", "neighbors": 2, "seeds": 1, "servers": 4, "users": 2, "latency_ms": [1.0, 2.0]}})
+    (run,) = spec.runs()
+    assert run.params["latency_ms"] == [1.0, 2.0]
