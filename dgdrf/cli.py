@@ -60,26 +60,31 @@ def _latency(text: str) -> tuple[float, float]:
     return parts[0], parts[1]
 
 
+def _add_run_args(p: argparse.ArgumentParser) -> None:
+    """The flags that choose a scenario and configure a run (dgdrf run, node, cluster)."""
+    p.add_argument("--policy", help="policy name, or several separated by commas to compare side by side (default: drf,fifo)")
+    p.add_argument("--scenario", type=Path, help="scenario file (.toml or .json)")
+    p.add_argument("--servers", type=_positive_int, help="generate a Google-2011-like scenario with this many servers")
+    p.add_argument("--users", type=_positive_int, help="... and this many users")
+    p.add_argument("--seed", type=_non_negative_int, help="run seed (latencies; also the generator seed with --servers/--users); default 1")
+    p.add_argument("--tick", type=_positive_float, help="allocation tick in seconds (default 0.1, thesis 1.5.8)")
+    p.add_argument("--neighbors", type=_positive_int, help="overlay neighbours per node, used by distributed policies (default 4)")
+    p.add_argument("--latency-ms", type=_latency, metavar="MIN,MAX", help="message latency, uniform, in ms (default 1,5)")
+    p.add_argument("--loss", type=_probability, help="probability a message is lost (default 0)")
+    p.add_argument("--max-time", type=_positive_float, help="stop after this many simulated seconds (default 100000)")
+    p.add_argument("--capacity-knowledge", choices=("exact", "pushsum"), help="how distributed servers know the cluster capacity C: given (exact, default) or estimated by push-sum")
+    p.add_argument("--idle-gossip", action=argparse.BooleanOptionalAction, default=None, help="whether servers without users start gradient exchanges (default: yes, as in the thesis; --no-idle-gossip: they only answer, about 2x fewer messages, slower convergence)")
+    p.add_argument("--gradient-period", type=_positive_float, help="seconds between a server's gradient exchanges (default: the tick; thesis fig. 5.12 varies it)")
+    p.add_argument("--warmup", type=_number(float, 0.0, MAX_SECONDS, False, "non-negative seconds"), help="gossip seconds before distributed policies allocate (default 10)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="dgdrf", description="Peer-to-peer distributed scheduler emulator for multi-resource fair allocation.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
     run = sub.add_parser("run", help="run one emulation to saturation (no arguments: drf vs fifo on the embedded default)")
-    run.add_argument("--policy", help="policy name, or several separated by commas to compare side by side (default: drf,fifo)")
-    run.add_argument("--scenario", type=Path, help="scenario file (.toml or .json)")
-    run.add_argument("--servers", type=_positive_int, help="generate a Google-2011-like scenario with this many servers")
-    run.add_argument("--users", type=_positive_int, help="... and this many users")
-    run.add_argument("--seed", type=_non_negative_int, help="run seed (latencies; also the generator seed with --servers/--users); default 1")
-    run.add_argument("--tick", type=_positive_float, help="allocation tick in seconds (default 0.1, thesis 1.5.8)")
-    run.add_argument("--neighbors", type=_positive_int, help="overlay neighbours per node, used by distributed policies (default 4)")
-    run.add_argument("--latency-ms", type=_latency, metavar="MIN,MAX", help="message latency, uniform, in ms (default 1,5)")
-    run.add_argument("--loss", type=_probability, help="probability a message is lost (default 0)")
-    run.add_argument("--max-time", type=_positive_float, help="stop after this many simulated seconds (default 100000)")
-    run.add_argument("--capacity-knowledge", choices=("exact", "pushsum"), help="how distributed servers know the cluster capacity C: given (exact, default) or estimated by push-sum")
-    run.add_argument("--idle-gossip", action=argparse.BooleanOptionalAction, default=None, help="whether servers without users start gradient exchanges (default: yes, as in the thesis; --no-idle-gossip: they only answer, about 2x fewer messages, slower convergence)")
-    run.add_argument("--gradient-period", type=_positive_float, help="seconds between a server's gradient exchanges (default: the tick; thesis fig. 5.12 varies it)")
-    run.add_argument("--warmup", type=_number(float, 0.0, MAX_SECONDS, False, "non-negative seconds"), help="gossip seconds before distributed policies allocate (default 10)")
+    _add_run_args(run)
     run.add_argument("--json", type=Path, metavar="OUT", help="write the result(s) as JSON")
     run.add_argument("--quiet", action="store_true", help="print no table")
     run.add_argument("-v", "--verbose", action="store_true", help="log run progress to stderr")
@@ -105,6 +110,35 @@ def build_parser() -> argparse.ArgumentParser:
     ov.add_argument("--metrics-every", type=_positive_int, default=1, help="measure every k cycles (default 1; measuring is not timed)")
     ov.add_argument("--json", type=Path, metavar="OUT", help="write final figures and per-cycle figures as JSON")
     ov.add_argument("--quiet", action="store_true", help="print no table")
+
+    from dgdrf.cluster.node import env_default
+
+    node = sub.add_parser("node", help="run one node of a real cluster (a process talking msgpack over aiohttp WebSockets)")
+    node.add_argument("--role", choices=("bootstrap", "collector", "gateway", "server", "user"), default=env_default("role"), required=env_default("role") is None, help="what this process is (env DGDRF_ROLE)")
+    node.add_argument("--bootstrap", default=env_default("bootstrap"), metavar="URL", help="the bootstrap's URL, e.g. http://bootstrap:7000 (env DGDRF_BOOTSTRAP; not for the bootstrap)")
+    node.add_argument("--listen", default=env_default("listen", "127.0.0.1:0"), metavar="HOST:PORT", help="where to listen (default 127.0.0.1:0, any free port; env DGDRF_LISTEN)")
+    node.add_argument("--advertise", default=env_default("advertise"), metavar="HOST", help="host name or address peers reach this node at (default: the listen host, or this host's address towards the bootstrap when listening on 0.0.0.0; env DGDRF_ADVERTISE)")
+    node.add_argument("--count", type=_positive_int, default=int(env_default("count", 1)), help="servers or users this process hosts (default 1; env DGDRF_COUNT)")
+    node.add_argument("--token", default=env_default("token"), help="shared cluster token: frames without it are rejected (env DGDRF_TOKEN)")
+    node.add_argument("--no-batching", action="store_true", help="one WebSocket frame per message instead of batches")
+    node.add_argument("--json", type=Path, default=env_default("json"), metavar="OUT", help="collector: write the result here (env DGDRF_JSON)")
+    node.add_argument("--quiet", action="store_true", help="collector: print no table")
+    node.add_argument("--die-with-parent", action="store_true", help=argparse.SUPPRESS)
+    node.add_argument("-v", "--verbose", action="store_true", help="log progress (JSON lines when stderr is not a terminal)")
+    nrun = node.add_argument_group("bootstrap: the run (as for dgdrf run; env DGDRF_SCENARIO, DGDRF_SERVERS, DGDRF_USERS, DGDRF_POLICY, DGDRF_SEED, DGDRF_NEIGHBORS)")
+    _add_run_args(nrun)
+
+    cl = sub.add_parser("cluster", help="a whole cluster as local processes")
+    clsub = cl.add_subparsers(dest="cluster", metavar="ACTION", parser_class=_Parser)
+    clsub.required = True
+    up = clsub.add_parser("up", help="start bootstrap, collector, gateway, servers and users as processes on loopback, run to saturation, print the result")
+    _add_run_args(up)
+    up.add_argument("--processes", type=_positive_int, help="processes hosting the servers and users (default: one per node)")
+    up.add_argument("--timeout", type=_positive_float, default=600.0, help="give up after this many wall seconds (default 600)")
+    up.add_argument("--token", help="shared cluster token")
+    up.add_argument("--no-batching", action="store_true", help="one WebSocket frame per message")
+    up.add_argument("--json", type=Path, metavar="OUT", help="write the result as JSON (the dgdrf run --json format)")
+    up.add_argument("--quiet", action="store_true", help="print no table")
 
     sw = sub.add_parser("sweep", help="run every combination of a sweep file's grid in parallel processes (resumable)")
     sw.add_argument("sweep_file", type=Path, metavar="SWEEP.toml", help="a TOML file with a [sweep] table (see bench/*.toml)")
@@ -152,6 +186,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_overlay(args)
         if args.command == "sweep":
             return cmd_sweep(args)
+        if args.command == "node":
+            return cmd_node(args)
+        if args.command == "cluster":
+            return cmd_cluster(args)
         if args.command == "report":
             return cmd_report(args)
     except DgdrfError as exc:
@@ -274,6 +312,102 @@ def _write_json(path: Path, doc: Any) -> None:
         path.write_text(json.dumps(doc, indent=1) + "\n")
     except OSError as exc:
         raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _run_flags(args: argparse.Namespace) -> list[str]:
+    """The scenario and run flags given, as command-line words for a bootstrap node."""
+    words: list[str] = []
+    for name in ("policy", "scenario", "servers", "users", "seed", "tick", "neighbors", "loss", "max_time", "capacity_knowledge", "warmup", "gradient_period"):
+        v = getattr(args, name, None)
+        if v is not None:
+            words += [f"--{name.replace('_', '-')}", str(v)]
+    if getattr(args, "latency_ms", None) is not None:
+        words += ["--latency-ms", f"{args.latency_ms[0]},{args.latency_ms[1]}"]
+    if getattr(args, "idle_gossip", None) is not None:
+        words.append("--idle-gossip" if args.idle_gossip else "--no-idle-gossip")
+    return words
+
+
+def _env_run_defaults(args: argparse.Namespace) -> None:
+    """Containers configure the bootstrap's run by environment variables."""
+    import os
+
+    for name, kind in (("scenario", Path), ("servers", int), ("users", int), ("policy", str), ("seed", int), ("neighbors", int)):
+        raw = os.environ.get(f"DGDRF_{name.upper()}")
+        if getattr(args, name, None) is None and raw:
+            try:
+                setattr(args, name, kind(raw))
+            except ValueError:
+                raise ConfigError(f"environment DGDRF_{name.upper()}={raw!r} is not a valid {name}") from None
+
+
+def cmd_node(args: argparse.Namespace) -> int:
+    from dgdrf.cluster.node import NodeOptions, main_node
+
+    opts = NodeOptions(
+        role=args.role, bootstrap=(args.bootstrap or "").rstrip("/"), listen=args.listen, advertise=args.advertise, count=args.count,
+        token=args.token or None, batching=not args.no_batching, json_out=args.json, quiet=args.quiet, die_with_parent=args.die_with_parent,
+    )
+    if args.role == "bootstrap":
+        _env_run_defaults(args)
+        scenario, config, policies = _load_run_inputs(args)
+        if not args.policy and "policy" not in scenario.settings:
+            policies = ["drf"]
+        if len(policies) != 1:
+            raise ConfigError(f"a cluster runs one policy, got {', '.join(policies)}")
+        from dgdrf.policies import POLICIES
+
+        if policies[0] not in POLICIES:
+            raise ConfigError(f"unknown policy {policies[0]!r}; known policies: {', '.join(POLICIES)}")
+        opts.scenario, opts.config = scenario, replace(config, policy=policies[0]).validate()
+    elif not opts.bootstrap.startswith(("http://", "https://")):
+        raise ConfigError(f"--bootstrap must be the bootstrap's URL (http://host:port), got {args.bootstrap!r}")
+    if args.role in ("server", "user") and args.listen.startswith("0.0.0.0:") and not args.advertise:
+        from urllib.parse import urlparse
+        import socket
+
+        target = urlparse(opts.bootstrap).hostname or "127.0.0.1"
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            try:
+                s.connect((target, 9))
+                opts.advertise = s.getsockname()[0]
+            except OSError as exc:
+                raise ConfigError(f"cannot find this host's address towards {target}: {exc}; give --advertise") from None
+    if args.listen.startswith("0.0.0.0:") and not opts.advertise:
+        import socket
+
+        opts.advertise = socket.gethostname()
+    return main_node(opts)
+
+
+def cmd_cluster(args: argparse.Namespace) -> int:
+    from dgdrf.cluster.launcher import cluster_up
+    from dgdrf.policies import POLICIES
+
+    scenario, config, policies = _load_run_inputs(args)
+    if not args.policy and "policy" not in scenario.settings:
+        policies = ["drf"]
+    if len(policies) != 1 or policies[0] not in POLICIES:
+        raise ConfigError(f"a cluster runs one known policy, got {', '.join(policies)}; known policies: {', '.join(POLICIES)}")
+    config = replace(config, policy=policies[0]).validate()
+    words = _run_flags(args)
+    if "--policy" not in words:
+        words += ["--policy", policies[0]]
+    code, result, cluster = cluster_up(words, len(scenario.servers), len(scenario.users), args.processes, args.timeout, token=args.token, batching=not args.no_batching)
+    if result is None:
+        return code or 1
+    if not args.quiet:
+        from dgdrf.emulation import RunResult
+        from dgdrf.report_table import print_results
+
+        print_results(scenario, [RunResult(**{k: v for k, v in result.items() if k in RunResult.__dataclass_fields__})])
+        print(f"{result['processes']} processes; node logs in {cluster.logs}", file=sys.stderr)
+    if args.json:
+        _write_json(args.json, result)
+    if result["invariant_violations"]:
+        print(f"dgdrf: error: {len(result['invariant_violations'])} invariant violations, first: {result['invariant_violations'][0]}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:

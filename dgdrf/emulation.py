@@ -18,14 +18,14 @@ import numpy as np
 from dgdrf.errors import ConfigError
 from dgdrf.log import get_logger
 from dgdrf.model import metrics
-from dgdrf.model.scenario import MAX_LATENCY_MS, MAX_SECONDS, Scenario
+from dgdrf.model.scenario import MAX_LATENCY_MS, MAX_SECONDS, Scenario, ServerSpec, UserSpec
 from dgdrf.nodes.collector import ERROR_LEVELS, Collector
 from dgdrf.nodes.gateway import Gateway
 from dgdrf.nodes.server import Server
 from dgdrf.nodes.user import User
 from dgdrf.nodes.bootstrap import Bootstrap
 from dgdrf.policies import PolicyOptions, make_policy
-from dgdrf.policies.base import CAPACITY_KNOWLEDGE
+from dgdrf.policies.base import CAPACITY_KNOWLEDGE, Policy
 from dgdrf.runtime.clock import VirtualClock
 from dgdrf.runtime.transport import LocalTransport
 
@@ -131,6 +131,28 @@ class RunResult:
         return d
 
 
+def policy_options(scenario: Scenario, config: RunConfig) -> PolicyOptions:
+    """The options every node's policy gets (the same in emulation and on a network)."""
+    first = scenario.servers[0].id  # the central scheduler; the push-sum initiator
+    return PolicyOptions(
+        central=first, gateway=GATEWAY, bootstrap=BOOTSTRAP, tick=config.tick, neighbors=config.neighbors,
+        total_capacity=tuple(float(x) for x in scenario.total_capacity()), capacity_knowledge=config.capacity_knowledge,
+        initiator=first, warmup=config.warmup, gradient_period=config.gradient_period, idle_gossip=config.idle_gossip,
+    )
+
+
+def build_server(spec: ServerSpec, policy: Policy, config: RunConfig) -> Server:
+    """A resource node hosting the policy's roles; it allocates from the policy's start."""
+    server = Server(spec.id, spec.capacity, tick=config.tick, first_tick=policy.allocation_start + config.tick)
+    for role in policy.server_roles(server):
+        server.add_role(role)
+    return server
+
+
+def build_user(spec: UserSpec, policy: Policy) -> User:
+    return User(spec.id, spec.demand, GATEWAY, start_delay=policy.user_start)
+
+
 def run_emulation(scenario: Scenario, config: RunConfig) -> RunResult:
     """Run ``scenario`` under ``config`` in virtual time and measure it."""
     config.validate()
@@ -145,24 +167,14 @@ def run_emulation(scenario: Scenario, config: RunConfig) -> RunResult:
         duplicate=config.duplicate,
         reporter=collector,
     )
-    first = scenario.servers[0].id  # the central scheduler; the push-sum initiator
-    options = PolicyOptions(
-        central=first, gateway=GATEWAY, bootstrap=BOOTSTRAP, tick=config.tick, neighbors=config.neighbors,
-        total_capacity=tuple(float(x) for x in scenario.total_capacity()), capacity_knowledge=config.capacity_knowledge,
-        initiator=first, warmup=config.warmup, gradient_period=config.gradient_period, idle_gossip=config.idle_gossip,
-    )
-    policy = make_policy(config.policy, options)
+    policy = make_policy(config.policy, policy_options(scenario, config))
     start = policy.allocation_start
-
     for spec in scenario.servers:
-        server = Server(spec.id, spec.capacity, tick=config.tick, first_tick=start + config.tick)
-        for role in policy.server_roles(server):
-            server.add_role(role)
-        transport.register(server)
+        transport.register(build_server(spec, policy, config))
     transport.register(Gateway(GATEWAY, policy.gateway_routing()))
     transport.register(Bootstrap(BOOTSTRAP))
     for spec in scenario.users:
-        transport.register(User(spec.id, spec.demand, GATEWAY, start_delay=policy.user_start))
+        transport.register(build_user(spec, policy))
 
     stop_reason = ["saturated"]
     at_start: list[tuple[list[int], list[int]]] = []  # message counters when allocation starts

@@ -1,4 +1,5 @@
-"""Structured logs (structlog) to stderr; quiet unless asked (``dgdrf run -v``).
+"""Structured logs (structlog) to stderr; quiet unless asked (``dgdrf run -v``); JSON lines
+when stderr is not a terminal.
 
 Logs are for following a run, never for results: results go to the RunResult / JSON.
 """
@@ -11,10 +12,19 @@ import sys
 import structlog
 
 
-def configure(verbose: bool = False) -> None:
-    """Key-value lines on stderr at INFO with ``verbose``, WARNING otherwise."""
+def configure(verbose: bool = False, json: bool | None = None) -> None:
+    """Lines on stderr at INFO with ``verbose``, WARNING otherwise: key-value text on a
+    terminal, one JSON object per line otherwise (``json`` forces either), which is what
+    a log collector of a real cluster wants from ``dgdrf node``."""
+    as_json = (not sys.stderr.isatty()) if json is None else json
+    renderer = structlog.processors.JSONRenderer() if as_json else structlog.dev.ConsoleRenderer(colors=False)
     structlog.configure(
-        processors=[structlog.processors.add_log_level, structlog.processors.TimeStamper(fmt="%H:%M:%S"), structlog.dev.ConsoleRenderer(colors=False)],
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso" if as_json else "%H:%M:%S"),
+            structlog.processors.format_exc_info,
+            renderer,
+        ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.INFO if verbose else logging.WARNING),
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=False,

@@ -164,6 +164,12 @@ class AllocationLedger:
         self.placed[user, server] -= 1
         self._refresh_column(server)
 
+    def retire(self, server: int) -> None:
+        """A server that left: its capacity shrinks to what it holds, so nothing more fits."""
+        self.capacity[server] = np.maximum(self.used[server], 0.0)
+        self._slack[server] = 0.0
+        self.fit[:, server] = False
+
     def over_capacity(self, server: int) -> bool:
         return bool(np.any(self.used[server] > self.capacity[server] + self._slack[server]))
 

@@ -95,9 +95,6 @@ class Collector:
             self.violations.append(f"t={time:.6f}: task {task_id} of {user} allocated twice (again on {server})")
             return
         self._allocated.add(key)
-        accepted = self.accepted.get(key, [])
-        if accepted != [server]:
-            self.violations.append(f"t={time:.6f}: task {task_id} of {user} allocated on {server} but accepted for {accepted}")
         u = ledger.user_index.get(user)
         s = ledger.server_index.get(server)
         if u is None or s is None:
@@ -127,8 +124,25 @@ class Collector:
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(low > 0, (share - low) / np.where(low > 0, low, 1.0), np.where(share > 0, np.inf, 0.0))
 
+    def retire_servers(self, servers: list[str], time: float) -> None:
+        """Servers that went down (network mode): nothing fits on them any more, so
+        saturation is judged on the remaining ones; their tasks stay counted."""
+        for server in servers:
+            s = self.ledger.server_index.get(server)
+            if s is not None:
+                self.ledger.retire(s)
+        self.counters["servers_down"] = self.counters.get("servers_down", 0) + len(servers)
+        if not self.ledger.fits_anywhere().any():
+            self._saturate(time)
+
     def finish(self) -> None:
-        """End-of-run invariant: every allocated task was accepted exactly once by its user."""
+        """End-of-run invariants: every allocated task was accepted exactly once by its
+        user, for the server it runs on. Checked at the end because in network mode the
+        user's and the server's reports may arrive in either order."""
+        for r in self.allocations:
+            accepted = self.accepted.get((r.user, r.task_id), [])
+            if accepted != [r.server]:
+                self.violations.append(f"t={r.time:.6f}: task {r.task_id} of {r.user} allocated on {r.server} but accepted for {accepted}")
         for key, servers in self.accepted.items():
             if len(servers) > 1:
                 self.violations.append(f"task {key[1]} of {key[0]} accepted {len(servers)} times: {servers}")

@@ -1,7 +1,8 @@
 """The Gateway actor: redirects users to a server chosen by the policy's routing
 (thesis ch. 4): the central server, a server picked uniformly at random for every task
 (probes, 4.2), or a fixed home server per user (DDRF, DGDRF, PDGDRF, 4.3-4.5). It learns
-the servers from their RegisterServer messages."""
+the servers from their RegisterServer messages, and forgets those reported down
+(MemberDown), moving their users to a new home."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Protocol
 
 import numpy as np
 
-from dgdrf.nodes.protocol import RegisterServer, ServerReply, ServerRequest
+from dgdrf.nodes.protocol import HomeMoved, MemberDown, RegisterServer, ServerReply, ServerRequest
 from dgdrf.runtime.actor import Actor
 
 
@@ -19,6 +20,10 @@ class Routing(Protocol):
     def add_server(self, server: str) -> None: ...
 
     def route(self, user: str, rng: np.random.Generator) -> str | None: ...
+
+    def remove_server(self, server: str) -> list[str]:
+        """Forget a server that went down; the users whose home it was."""
+        ...
 
 
 class FixedRouting:
@@ -33,6 +38,9 @@ class FixedRouting:
     def route(self, user: str, rng: np.random.Generator) -> str | None:
         return self.server
 
+    def remove_server(self, server: str) -> list[str]:
+        return []  # the central scheduler itself: nothing to route to instead
+
 
 class RandomRouting:
     """A server uniformly at random for every task (thesis 4.2)."""
@@ -46,6 +54,11 @@ class RandomRouting:
 
     def route(self, user: str, rng: np.random.Generator) -> str | None:
         return self.servers[int(rng.integers(len(self.servers)))] if self.servers else None
+
+    def remove_server(self, server: str) -> list[str]:
+        if server in self.servers:
+            self.servers.remove(server)
+        return []
 
 
 class HomeRouting(RandomRouting):
@@ -63,6 +76,13 @@ class HomeRouting(RandomRouting):
                 self.home[user] = home
         return home
 
+    def remove_server(self, server: str) -> list[str]:
+        super().remove_server(server)
+        moved = [u for u, h in self.home.items() if h == server]
+        for u in moved:
+            del self.home[u]
+        return moved
+
 
 class Gateway(Actor):
     """Answers ServerRequest with the address the routing picks."""
@@ -77,6 +97,14 @@ class Gateway(Actor):
         waiting, self._waiting = self._waiting, []
         for user, task_id in waiting:
             self._answer(user, task_id)
+
+    def on_MemberDown(self, src: str, msg: MemberDown) -> None:
+        """Re-home the users of servers that went down (network mode, thesis 6: churn)."""
+        for server in msg.addresses:
+            for user in self.routing.remove_server(server):
+                new = self.routing.route(user, self.rng)
+                if new is not None:
+                    self.send(user, HomeMoved(server, new))
 
     def on_ServerRequest(self, src: str, msg: ServerRequest) -> None:
         self._answer(src, msg.task_id)

@@ -93,3 +93,19 @@ class RegisterServer(Message):
     """Resource node -> scheduler: I exist, with this capacity vector."""
 
     capacity: list[float]
+
+
+@message(11)
+class MemberDown(Message):
+    """Bootstrap -> gateway, servers, collector: these nodes stopped answering (network
+    mode's failure detector); their resources and their users' home are gone."""
+
+    addresses: list[str]
+
+
+@message(12)
+class HomeMoved(Message):
+    """Gateway -> user: your home server ``old`` is down; send your tasks to ``new``."""
+
+    old: str
+    new: str

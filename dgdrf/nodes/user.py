@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dgdrf.nodes.protocol import Accept, Decline, Proposal, ServerReply, ServerRequest, TaskAllocated, TaskRequest
+from dgdrf.nodes.protocol import Accept, Decline, HomeMoved, Proposal, ServerReply, ServerRequest, TaskAllocated, TaskRequest
 from dgdrf.runtime.actor import Actor
 
 
@@ -26,6 +26,8 @@ class User(Actor):
         self.accepted_task = -1  # highest task id accepted (alg. 3: acceptedTaskId)
         self.dominant_share = 0.0
         self.running = 0  # tasks known to run
+        self.sent_to = ""  # the server the current task was sent to
+        self.accepted_from = ""  # who proposed the accepted placement of the current task
 
     def on_start(self) -> None:
         if self.start_delay > 0:
@@ -40,11 +42,27 @@ class User(Actor):
     def on_ServerReply(self, src: str, msg: ServerReply) -> None:
         if msg.task_id != self.task_id:
             return  # stale reply for a task already placed
+        self.sent_to = msg.server
         self.send(msg.server, TaskRequest(self.address, self.task_id, self.demand, self.dominant_share))
+
+    def on_HomeMoved(self, src: str, msg: HomeMoved) -> None:
+        """My home server died: a task waiting there goes to the new home; a placement
+        accepted from the dead server never started, so that task is given up."""
+        if self.sent_to != msg.old:
+            return
+        if self.accepted_task == self.task_id:
+            if self.accepted_from != msg.old:
+                return  # placed elsewhere (random walk): its TaskAllocated will come
+            self.report("task_lost", task_id=self.task_id, server=msg.old)
+            self.task_id += 1
+            self.report("submitted", task_id=self.task_id)
+        self.sent_to = msg.new
+        self.send(msg.new, TaskRequest(self.address, self.task_id, self.demand, self.dominant_share))
 
     def on_Proposal(self, src: str, msg: Proposal) -> None:
         if msg.task_id == self.task_id and self.accepted_task < self.task_id:
             self.accepted_task = self.task_id
+            self.accepted_from = src
             self.report("accepted", task_id=msg.task_id, server=msg.server)
             self.send(src, Accept(msg.task_id))
         else:

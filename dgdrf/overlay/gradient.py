@@ -77,6 +77,8 @@ class Gradient(Role):
         self._tiebreak: dict[str, int] = {}
         self._fresh: dict[str, tuple[float, int]] = {}  # freshest stamped descriptor heard, LRU
         self._fresh_limit = 4 * view_size + 16
+        self._awaiting: str | None = None  # the partner of the last exchange, until it answers
+        self._suspects: dict[str, int] = {}  # silent partners -> newest stamp held of them
         self.rnd = random.Random(0)
         #: seconds after start at which the node stops exchanging (a frozen gradient, as
         #: DDRF-gradient uses it); None: run for ever
@@ -129,12 +131,15 @@ class Gradient(Role):
             sampled = {
                 addr: (float(prof), NO_STAMP)
                 for addr, prof in self.sampler.sample_descriptors(self.candidates)
-                if addr != me and isinstance(prof, (int, float))
+                if addr != me and isinstance(prof, (int, float)) and addr not in self._suspects
             }
             self._select(sampled)
+        if self._awaiting is not None:
+            self._suspect(self._awaiting)  # no answer within a whole period: presumed dead
         partner = self.rnd.choice(list(self.view)) if self.view else (self.sampler.random_peer() if self.sampler else None)
         if partner is None:
             return
+        self._awaiting = partner
         u, s = self._descriptor()
         self.actor.send(partner, GradientShuffle(u, s, self._entries()))
 
@@ -144,14 +149,31 @@ class Gradient(Role):
         self._merge(src, msg.utility, msg.stamp, msg.entries)
 
     def on_GradientReply(self, src: str, msg: GradientReply) -> None:
+        if src == self._awaiting:
+            self._awaiting = None
         self._merge(src, msg.utility, msg.stamp, msg.entries)
+
+    def _suspect(self, addr: str) -> None:
+        """Drop a partner that did not answer, and ignore its descriptors until one newer
+        than those we hold arrives (a dead node's last utility must not stay the
+        gradient's top for ever, or no live node would see itself as the centre)."""
+        self._awaiting = None
+        held = [d[1] for d in (self.view.get(addr), self._fresh.get(addr)) if d is not None]
+        self._suspects[addr] = max(held, default=NO_STAMP)
+        self.view.pop(addr, None)
+        self._fresh.pop(addr, None)
 
     def _merge(self, src: str, utility: float, stamp: int, entries: list[list]) -> None:
         """Remember the freshest descriptor of every node in the message, then reselect."""
         me, fresh, limit = self.me, self._fresh, self._fresh_limit
+        suspects = self._suspects
         for addr, u, s in [[src, utility, stamp], *entries]:
             if addr == me:
                 continue
+            if suspects and addr in suspects:
+                if s <= suspects[addr]:
+                    continue  # stale news of a node that stopped answering
+                del suspects[addr]  # it is alive after all
             known = fresh.get(addr)
             if known is None or s > known[1]:
                 if known is not None:

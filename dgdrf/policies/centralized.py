@@ -18,7 +18,7 @@ import numpy as np
 
 from dgdrf.model.ledger import AllocationLedger
 from dgdrf.nodes.gateway import FixedRouting, Routing
-from dgdrf.nodes.protocol import Accept, Allocate, AllocateRejected, Decline, Proposal, RegisterServer, TaskRequest
+from dgdrf.nodes.protocol import Accept, Allocate, AllocateRejected, Decline, MemberDown, Proposal, RegisterServer, TaskRequest
 from dgdrf.policies.base import AnnounceCapacity, Policy
 from dgdrf.runtime.actor import Role
 
@@ -71,6 +71,14 @@ class CentralScheduler(Role):
             self.actor.report("bad_message", type="RegisterServer", src=src, reason=f"{len(msg.capacity)} resources, expected {self.ledger.m}")
             return
         self.ledger.add_server(src, msg.capacity)
+
+    def on_MemberDown(self, src: str, msg: MemberDown) -> None:
+        """Servers that went down (network mode) take no more tasks."""
+        if self.ledger is not None:
+            for server in msg.addresses:
+                s = self.ledger.server_index.get(server)
+                if s is not None:
+                    self.ledger.retire(s)
 
     def on_TaskRequest(self, src: str, msg: TaskRequest) -> None:
         if self.ledger is None or len(msg.demand) != self.ledger.m:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import heapq
+import time
 from typing import Any, Callable, Protocol
 
 #: Virtual time resolution: ticks per second.
@@ -131,13 +132,20 @@ class VirtualClock:
 
 
 class AsyncioClock:
-    """The same interface over a running asyncio/uvloop loop (wall-clock seconds)."""
+    """The same interface over a running asyncio/uvloop loop (wall-clock seconds).
 
-    def __init__(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+    ``epoch``: a Unix time that is time 0 for every process of a cluster, so times
+    reported from different processes compare (one machine, or NTP-synchronised ones);
+    without it, time 0 is when the clock was made."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop | None = None, epoch: float | None = None) -> None:
         self._loop = loop or asyncio.get_event_loop()
         self._t0 = self._loop.time()
+        self.epoch = epoch
 
     def now(self) -> float:
+        if self.epoch is not None:
+            return time.time() - self.epoch
         return self._loop.time() - self._t0
 
     def call_later(self, delay: float, fn: Callable[..., Any], *args: Any) -> asyncio.TimerHandle:

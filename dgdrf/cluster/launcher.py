@@ -1,0 +1,147 @@
+"""``dgdrf cluster up``: a whole cluster as local processes on loopback.
+
+Starts a bootstrap (which owns the scenario and run configuration), a collector, a
+gateway, and the servers and users grouped into processes (one node per process by
+default), all running ``dgdrf node``; waits for the collector's result, returns it in
+the ``dgdrf run --json`` format, and makes sure every process is gone afterwards, also
+after Ctrl-C or a time-out (nodes also die with the launcher: PR_SET_PDEATHSIG).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dgdrf.log import get_logger
+
+log = get_logger("dgdrf.cluster")
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def split_counts(total: int, parts: int) -> list[int]:
+    """``total`` nodes over ``parts`` processes, as evenly as possible."""
+    parts = max(1, min(parts, total))
+    base, extra = divmod(total, parts)
+    return [base + (1 if i < extra else 0) for i in range(parts)]
+
+
+@dataclass
+class Cluster:
+    """The processes of one local cluster."""
+
+    run_args: list[str]  # scenario and run flags for the bootstrap (as for `dgdrf run`)
+    servers: int
+    users: int
+    processes: int | None = None  # server + user processes (default: one per node)
+    token: str | None = None
+    batching: bool = True
+    host: str = "127.0.0.1"
+    logs: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="dgdrf-cluster-")))
+    procs: dict[str, subprocess.Popen] = field(default_factory=dict)
+
+    def _spawn(self, name: str, args: list[str]) -> subprocess.Popen:
+        cmd = [sys.executable, "-m", "dgdrf", "node", "--die-with-parent", *args]
+        if self.token:
+            cmd += ["--token", self.token]
+        if not self.batching:
+            cmd += ["--no-batching"]
+        out = (self.logs / f"{name}.log").open("w")
+        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        self.procs[name] = p
+        return p
+
+    def start(self, result_json: Path) -> str:
+        port = free_port(self.host)
+        boot = f"http://{self.host}:{port}"
+        listen = f"{self.host}:0"
+        self._spawn("bootstrap", ["--role", "bootstrap", "--listen", f"{self.host}:{port}", *self.run_args])
+        self._spawn("collector", ["--role", "collector", "--bootstrap", boot, "--listen", listen, "--json", str(result_json), "--quiet"])
+        self._spawn("gateway", ["--role", "gateway", "--bootstrap", boot, "--listen", listen])
+        total = self.servers + self.users
+        k = total if self.processes is None else max(2, min(self.processes, total))
+        k_servers = max(1, min(self.servers, round(k * self.servers / total)))
+        k_users = max(1, min(self.users, k - k_servers))
+        for i, n in enumerate(split_counts(self.servers, k_servers)):
+            self._spawn(f"server-{i + 1}", ["--role", "server", "--count", str(n), "--bootstrap", boot, "--listen", listen])
+        for i, n in enumerate(split_counts(self.users, k_users)):
+            self._spawn(f"user-{i + 1}", ["--role", "user", "--count", str(n), "--bootstrap", boot, "--listen", listen])
+        return boot
+
+    def wait_collector(self, timeout: float) -> int | None:
+        """The collector's exit status, or None after ``timeout`` seconds."""
+        try:
+            return self.procs["collector"].wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def first_failure(self) -> tuple[str, int] | None:
+        for name, p in self.procs.items():
+            code = p.poll()
+            if code not in (None, 0):
+                return name, code
+        return None
+
+    def stop(self, grace: float = 5.0) -> None:
+        """Let nodes finish on their own for ``grace`` s, then SIGTERM, then SIGKILL."""
+        deadline = time.monotonic() + grace
+        for p in self.procs.values():
+            try:
+                p.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+        alive = [p for p in self.procs.values() if p.poll() is None]
+        for p in alive:
+            p.send_signal(signal.SIGTERM)
+        for p in alive:
+            try:
+                p.wait(3.0)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+    def tail(self, name: str, lines: int = 5) -> str:
+        try:
+            return "\n".join((self.logs / f"{name}.log").read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+
+def cluster_up(run_args: list[str], servers: int, users: int, processes: int | None, timeout: float, token: str | None = None, batching: bool = True) -> tuple[int, dict[str, Any] | None, Cluster]:
+    """Run a cluster to its end: (exit status, result or None, the cluster's record)."""
+    cluster = Cluster(run_args, servers, users, processes, token, batching)
+    result_json = cluster.logs / "result.json"
+    try:
+        cluster.start(result_json)
+        deadline = time.monotonic() + timeout
+        code = None
+        while code is None and time.monotonic() < deadline:
+            code = cluster.wait_collector(0.5)
+            bad = cluster.first_failure()
+            if code is None and bad is not None and bad[0] in ("bootstrap", "gateway"):
+                print(f"dgdrf cluster: error: {bad[0]} exited with status {bad[1]}: {cluster.tail(bad[0], 3)}", file=sys.stderr)
+                return 1, None, cluster
+        if code is None:
+            print(f"dgdrf cluster: error: no result within {timeout:g} s (logs in {cluster.logs})", file=sys.stderr)
+            return 1, None, cluster
+        if not result_json.exists():
+            print(f"dgdrf cluster: error: the collector exited ({code}) without a result: {cluster.tail('collector', 5)}", file=sys.stderr)
+            return 1, None, cluster
+        return code, json.loads(result_json.read_text()), cluster
+    except KeyboardInterrupt:
+        print("dgdrf cluster: interrupted; stopping every node", file=sys.stderr)
+        return 130, None, cluster
+    finally:
+        cluster.stop(grace=5.0)

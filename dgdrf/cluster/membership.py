@@ -1,0 +1,170 @@
+"""The bootstrap node's membership service (network mode's control plane, over HTTP).
+
+A node process starts knowing only the bootstrap's URL. It joins (``POST /join`` with
+its role, its URL and how many actors it hosts) and is given identities and specs from
+the run's scenario (servers their capacities, users their demands, in scenario order),
+plus the scenario and run configuration every policy needs. ``GET /cluster`` answers
+once every expected node has joined, with the directory (actor -> process URL) and the
+common start time. After the start the service pings every process (``GET /health``);
+one that misses :data:`MISSES_TO_DOWN` pings in a row is declared down, and the
+Bootstrap actor tells the gateway, the collector and a central scheduler (MemberDown), so users
+are re-homed and the collector judges saturation on the servers that remain.
+
+Actor messages never pass through here: this is only how processes find each other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import time
+from dataclasses import asdict
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+
+from dgdrf.emulation import BOOTSTRAP, GATEWAY, RunConfig
+from dgdrf.log import get_logger
+from dgdrf.model.scenario import Scenario
+from dgdrf.nodes.protocol import MemberDown
+from dgdrf.policies import POLICIES
+from dgdrf.runtime.actor import Actor
+
+log = get_logger("dgdrf.membership")
+
+COLLECTOR = "collector"
+ROLES = ("server", "user", "gateway", "collector")
+TOKEN_HEADER = "X-Dgdrf-Token"
+PING_PERIOD_S = 0.5
+MISSES_TO_DOWN = 3
+START_DELAY_S = 1.0  # between the last join and the common start
+
+
+def config_to_dict(config: RunConfig) -> dict[str, Any]:
+    d = asdict(config)
+    d["latency_ms"] = list(config.latency_ms)
+    return d
+
+
+class Membership:
+    """Who is in the cluster, where, and who is still alive."""
+
+    def __init__(self, scenario: Scenario, config: RunConfig, bootstrap: Actor, token: str | None = None) -> None:
+        self.scenario = scenario
+        self.config = config
+        self.bootstrap = bootstrap
+        self.token = token
+        self.next_server = 0
+        self.next_user = 0
+        self.singletons: dict[str, str] = {}  # gateway / collector -> url
+        self.processes: dict[str, list[str]] = {}  # url -> actor addresses
+        self.directory: dict[str, str] = {}  # the bootstrap's own address is added when it listens
+        self.joined = asyncio.Event()
+        self.epoch: float | None = None
+        self.down: set[str] = set()
+
+    def listening(self, url: str) -> None:
+        """The bootstrap process's URL: its Bootstrap actor is a cluster member too."""
+        self.directory[self.bootstrap.address] = url
+
+    def routes(self, app: web.Application) -> None:
+        app.router.add_post("/join", self._join)
+        app.router.add_get("/cluster", self._cluster)
+
+    @property
+    def expected(self) -> str:
+        s, u = len(self.scenario.servers), len(self.scenario.users)
+        return f"{self.next_server}/{s} servers, {self.next_user}/{u} users, gateway {'yes' if GATEWAY in self.singletons else 'no'}, collector {'yes' if COLLECTOR in self.singletons else 'no'}"
+
+    def complete(self) -> bool:
+        return self.next_server == len(self.scenario.servers) and self.next_user == len(self.scenario.users) and len(self.singletons) == 2
+
+    def _authorised(self, request: web.Request) -> bool:
+        if self.token is None:
+            return True
+        given = request.headers.get(TOKEN_HEADER, "")
+        return hmac.compare_digest(given.encode(), self.token.encode())
+
+    async def _join(self, request: web.Request) -> web.Response:
+        if not self._authorised(request):
+            log.warning("join refused", reason="bad token", peer=request.remote)
+            return web.json_response({"error": "missing or wrong cluster token"}, status=403)
+        try:
+            body = await request.json()
+            role, url, count = body["role"], body["url"], int(body.get("count", 1))
+        except Exception:
+            return web.json_response({"error": "join needs JSON {role, url, count}"}, status=400)
+        if role not in ROLES or not isinstance(url, str) or not url.startswith("http") or count < 1:
+            return web.json_response({"error": f"bad join: role must be one of {', '.join(ROLES)}, url http://host:port, count >= 1"}, status=400)
+        if url in self.processes:  # a retried join: same answer
+            return web.json_response(self._assignment(role, self.processes[url]))
+        actors: list[str]
+        if role == "server":
+            left = len(self.scenario.servers) - self.next_server
+            if left < count:
+                return web.json_response({"error": f"cluster full: {len(self.scenario.servers)} servers expected, {left} places left, {count} asked"}, status=409)
+            actors = [s.id for s in self.scenario.servers[self.next_server : self.next_server + count]]
+            self.next_server += count
+        elif role == "user":
+            left = len(self.scenario.users) - self.next_user
+            if left < count:
+                return web.json_response({"error": f"cluster full: {len(self.scenario.users)} users expected, {left} places left, {count} asked"}, status=409)
+            actors = [u.id for u in self.scenario.users[self.next_user : self.next_user + count]]
+            self.next_user += count
+        else:
+            address = GATEWAY if role == "gateway" else COLLECTOR
+            if address in self.singletons:
+                return web.json_response({"error": f"the cluster already has a {role} ({self.singletons[address]})"}, status=409)
+            self.singletons[address] = url
+            actors = [address]
+        self.processes[url] = actors
+        for a in actors:
+            self.directory[a] = url
+        log.info("joined", role=role, url=url, actors=len(actors), progress=self.expected)
+        if self.complete() and not self.joined.is_set():
+            self.epoch = time.time() + START_DELAY_S
+            self.joined.set()
+        return web.json_response(self._assignment(role, actors))
+
+    def _assignment(self, role: str, actors: list[str]) -> dict[str, Any]:
+        return {"role": role, "actors": actors, "scenario": self.scenario.to_dict() | {"name": self.scenario.name}, "config": config_to_dict(self.config)}
+
+    async def _cluster(self, request: web.Request) -> web.Response:
+        if not self._authorised(request):
+            return web.json_response({"error": "missing or wrong cluster token"}, status=403)
+        try:
+            await asyncio.wait_for(self.joined.wait(), timeout=25.0)
+        except asyncio.TimeoutError:
+            return web.json_response({"waiting": self.expected}, status=202)
+        return web.json_response({"directory": self.directory, "epoch": self.epoch})
+
+    async def watch(self, session: aiohttp.ClientSession, own_url: str) -> None:
+        """Ping every other process; declare the silent ones down (MemberDown)."""
+        misses: dict[str, int] = {}
+        while True:
+            await asyncio.sleep(PING_PERIOD_S)
+            urls = [u for u in self.processes if u != own_url and u not in self.down]
+
+            async def ping(url: str) -> tuple[str, bool]:
+                try:
+                    async with session.get(url + "/health", timeout=aiohttp.ClientTimeout(total=1.0)) as r:
+                        return url, r.status == 200
+                except Exception:
+                    return url, False
+
+            for url, ok in await asyncio.gather(*(ping(u) for u in urls)):
+                misses[url] = 0 if ok else misses.get(url, 0) + 1
+                if misses[url] >= MISSES_TO_DOWN:
+                    self.down.add(url)
+                    gone = self.processes[url]
+                    log.warning("process down", url=url, actors=gone)
+                    tell = [GATEWAY, COLLECTOR]
+                    if not POLICIES[self.config.policy].distributed:
+                        tell.append(self.scenario.servers[0].id)  # the central scheduler
+                    for address in tell:
+                        if self.directory.get(address) not in self.down:
+                            self.bootstrap.send(address, MemberDown(list(gone)))
+
+
+__all__ = ["BOOTSTRAP", "COLLECTOR", "Membership", "TOKEN_HEADER", "config_to_dict"]

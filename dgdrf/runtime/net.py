@@ -1,0 +1,301 @@
+"""The network transport: actors in different processes over aiohttp WebSockets.
+
+Same interface as :class:`~dgdrf.runtime.transport.LocalTransport` (``register``,
+``send``, ``stats``), so actors and policies run unchanged; only the clock
+(:class:`~dgdrf.runtime.clock.AsyncioClock`) and this transport differ.
+
+Each process serves ``GET /ws`` and keeps one persistent outgoing WebSocket per peer
+process, created on first use and re-dialled after a drop. Messages to a peer queue in
+its outbox; with batching, everything queued while the loop was busy leaves as one batch
+(:mod:`dgdrf.runtime.wire`), otherwise one batch per message. Per peer the order of
+messages is kept.
+
+Everything that arrives is checked before it is used: batch size (aiohttp refuses
+frames over the limit and closes that connection), msgpack well-formedness, the cluster
+token when one is set, that the sending actor is a cluster member, that the destination
+lives here, and that the message frame decodes to a known type with the right arity. A
+rejected batch or message is counted under its reason and logged (the first few times
+per reason, then every 1,000th), and the node keeps serving. An exception in a handler
+is logged and counted too: one bad message must not take the node down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from typing import Any, Callable
+
+import aiohttp
+import numpy as np
+from aiohttp import web
+
+from dgdrf.errors import DecodeError
+from dgdrf.log import get_logger
+from dgdrf.runtime.actor import Actor, Context, Reporter
+from dgdrf.runtime.clock import AsyncioClock
+from dgdrf.runtime.messages import Message, decode
+from dgdrf.runtime.reporting import Report
+from dgdrf.runtime.stats import MessageStats
+from dgdrf.runtime.wire import MAX_BATCH_BYTES, BadToken, decode_batch, encode_batch
+
+log = get_logger("dgdrf.net")
+
+#: how long messages wait for a peer that cannot be reached before they are dropped
+CONNECT_PATIENCE_S = 5.0
+_LOG_FIRST = 5
+REPORT_TAG = Report.TAG
+
+
+class _Peer:
+    """The outgoing side towards one process: a WebSocket and an outbox."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.outbox: list[tuple[str, str, bytes]] = []
+        self.ready = asyncio.Event()
+        self.task: asyncio.Task | None = None
+        self.down = False
+
+
+class NetTransport:
+    """Delivers msgpack frames between actors over WebSockets (wall-clock time)."""
+
+    def __init__(
+        self,
+        url: str,
+        clock: AsyncioClock,
+        token: str | None = None,
+        batching: bool = True,
+        max_batch_bytes: int = MAX_BATCH_BYTES,
+        reporter: Reporter | None = None,
+        seed: int = 0,
+    ) -> None:
+        self.url = url  # how peers reach this process (also its id on the wire)
+        self.clock = clock
+        self.token = token
+        self.batching = batching
+        self.max_batch_bytes = max_batch_bytes
+        self.reporter = reporter
+        self.stats = MessageStats()
+        self.report_stats = MessageStats()
+        self.actors: dict[str, Actor] = {}
+        self.directory: dict[str, str] = {}  # actor address -> url of its process
+        self.rejected: Counter[str] = Counter()
+        self.handler_errors = 0
+        self.delivered = 0
+        self.peers: dict[str, _Peer] = {}
+        self.on_peer_down: Callable[[str], None] | None = None
+        self._seed = seed
+        self._session: aiohttp.ClientSession | None = None
+        self.app = web.Application()
+        self.app.router.add_get("/ws", self._serve_ws)
+        self.app.router.add_get("/health", self._health)
+        self.app.router.add_get("/stats", self._stats)
+        self._incoming: set[web.WebSocketResponse] = set()
+
+    # -- membership ------------------------------------------------------------------
+    def register(self, actor: Actor, rng: np.random.Generator | None = None) -> Actor:
+        if actor.address in self.actors:
+            raise ValueError(f"two actors with address {actor.address!r}")
+        self.actors[actor.address] = actor
+        self.directory[actor.address] = self.url
+        seed = [self._seed, *actor.address.encode()]
+        actor.attach(Context(self.clock, self, self.reporter, rng if rng is not None else np.random.default_rng(seed)))
+        return actor
+
+    def set_directory(self, directory: dict[str, str]) -> None:
+        """Where every actor of the cluster lives (from the bootstrap's membership)."""
+        self.directory.update(directory)
+        for a in self.actors:
+            self.directory[a] = self.url
+
+    # -- sending ---------------------------------------------------------------------
+    def send(self, src: str, dst: str, msg: Message) -> None:
+        tag = msg.TAG
+        data = msg._encode(msg)
+        stats = self.report_stats if tag == REPORT_TAG else self.stats  # instrument apart from protocols
+        stats.count[tag] += 1
+        stats.nbytes[tag] += len(data)
+        local = self.actors.get(dst)
+        if local is not None:
+            asyncio.get_running_loop().call_soon(self._dispatch, local, src, data)
+            return
+        url = self.directory.get(dst)
+        if url is None:
+            self.stats.undeliverable += 1
+            self._reject("unknown_destination", f"no cluster member {dst!r} to send {type(msg).__name__} to")
+            return
+        peer = self.peers.get(url)
+        if peer is None:
+            peer = self.peers[url] = _Peer(url)
+        if peer.down:
+            self.stats.undeliverable += 1
+            return
+        peer.outbox.append((src, dst, data))
+        peer.ready.set()
+        if peer.task is None:
+            peer.task = asyncio.get_running_loop().create_task(self._pump(peer))
+
+    async def _pump(self, peer: _Peer) -> None:
+        """Keep a WebSocket to ``peer`` and drain its outbox into it."""
+        backoff = 0.02
+        waiting_since: float | None = None
+        while True:
+            try:
+                assert self._session is not None
+                async with self._session.ws_connect(peer.url + "/ws", max_msg_size=self.max_batch_bytes, heartbeat=None) as ws:
+                    backoff, waiting_since = 0.02, None
+                    while not ws.closed:
+                        await peer.ready.wait()
+                        peer.ready.clear()
+                        items, peer.outbox = peer.outbox, []
+                        chunks = self._chunks(items) if self.batching else [[item] for item in items]
+                        for i, chunk in enumerate(chunks):
+                            try:
+                                await ws.send_bytes(encode_batch(self.token, self.url, chunk))
+                            except Exception:
+                                peer.outbox[:0] = [it for c in chunks[i:] for it in c]  # retry them
+                                raise
+                    raise ConnectionResetError("closed by peer")
+            except asyncio.CancelledError:
+                raise
+            except (aiohttp.ClientError, OSError, ConnectionResetError, asyncio.TimeoutError) as exc:
+                now = time.monotonic()
+                waiting_since = waiting_since or now
+                if now - waiting_since > CONNECT_PATIENCE_S:
+                    dropped = len(peer.outbox)
+                    self.stats.undeliverable += dropped
+                    peer.outbox.clear()
+                    if not peer.down:
+                        peer.down = True
+                        log.warning("peer unreachable", peer=peer.url, error=str(exc), dropped=dropped)
+                        if self.on_peer_down is not None:
+                            self.on_peer_down(peer.url)
+                    return
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 0.5)
+
+    def _chunks(self, items: list[tuple[str, str, bytes]]) -> list[list[tuple[str, str, bytes]]]:
+        """Split a batch so no chunk goes over the size limit the peer enforces."""
+        budget = self.max_batch_bytes - 1024
+        chunks, cur, size = [], [], 0
+        for item in items:
+            n = len(item[0]) + len(item[1]) + len(item[2]) + 16
+            if cur and (size + n > budget or len(cur) >= 5000):
+                chunks.append(cur)
+                cur, size = [], 0
+            cur.append(item)
+            size += n
+        if cur:
+            chunks.append(cur)
+        return chunks
+
+    # -- receiving -------------------------------------------------------------------
+    async def _serve_ws(self, request: web.Request) -> web.StreamResponse:
+        ws = web.WebSocketResponse(max_msg_size=self.max_batch_bytes, heartbeat=None)
+        await ws.prepare(request)
+        self._incoming.add(ws)
+        peer = request.remote or "?"
+        try:
+            async for frame in ws:
+                if frame.type == aiohttp.WSMsgType.BINARY:
+                    self._receive_batch(frame.data, peer)
+                elif frame.type == aiohttp.WSMsgType.TEXT:
+                    self._reject("text_frame", f"text frame from {peer}")
+                elif frame.type == aiohttp.WSMsgType.ERROR:
+                    exc = ws.exception()
+                    reason = "too_large" if "too big" in str(exc).lower() or getattr(exc, "code", None) == 1009 else "connection_error"
+                    self._reject(reason, f"{peer}: {exc}")
+        except Exception as exc:  # a connection dropped mid-frame, a protocol violation ...
+            self._reject("connection_error", f"{peer}: {type(exc).__name__}: {exc}")
+        finally:
+            self._incoming.discard(ws)
+        return ws
+
+    def _receive_batch(self, data: bytes, peer: str) -> None:
+        try:
+            _, items = decode_batch(data, self.token, self.max_batch_bytes)
+        except BadToken as exc:
+            self._reject("bad_token", f"{peer}: {exc}")
+            return
+        except DecodeError as exc:
+            self._reject("malformed", f"{peer}: {exc}")
+            return
+        directory, actors = self.directory, self.actors
+        for src, dst, frame in items:
+            if src not in directory:
+                self._reject("unknown_sender", f"{peer}: message from {src!r}, not a cluster member")
+                continue
+            actor = actors.get(dst)
+            if actor is None:
+                self._reject("unknown_destination", f"{peer}: message for {dst!r}, not hosted here")
+                continue
+            self._dispatch(actor, src, frame)
+
+    def _dispatch(self, actor: Actor, src: str, frame: bytes) -> None:
+        try:
+            msg = decode(frame)
+        except DecodeError as exc:
+            self._reject("bad_message", f"from {src}: {exc}")
+            return
+        self.delivered += 1
+        try:
+            actor.receive(src, msg)
+        except Exception as exc:  # a handler bug must not stop the node
+            self.handler_errors += 1
+            log.error("handler failed", actor=actor.address, message=type(msg).__name__, src=src, error=f"{type(exc).__name__}: {exc}", exc_info=True)
+
+    def _reject(self, reason: str, detail: str) -> None:
+        self.rejected[reason] += 1
+        n = self.rejected[reason]
+        if n <= _LOG_FIRST or n % 1000 == 0:
+            log.warning("frame rejected", reason=reason, detail=detail[:300], count=n)
+
+    # -- HTTP endpoints -----------------------------------------------------------------
+    def counters(self) -> dict[str, Any]:
+        return {
+            "url": self.url,
+            "actors": sorted(self.actors),
+            "delivered": self.delivered,
+            "rejected": dict(self.rejected),
+            "handler_errors": self.handler_errors,
+            "messages": {"count": self.stats.count, "nbytes": self.stats.nbytes, "undeliverable": self.stats.undeliverable},
+            "reports": {"count": sum(self.report_stats.count), "bytes": sum(self.report_stats.nbytes)},
+        }
+
+    async def _health(self, request: web.Request) -> web.Response:
+        return web.json_response({"ok": True, "url": self.url, "actors": sorted(self.actors)})
+
+    async def _stats(self, request: web.Request) -> web.Response:
+        return web.json_response(self.counters())
+
+    # -- lifecycle ----------------------------------------------------------------------
+    async def start(self, host: str, port: int) -> web.AppRunner:
+        """Serve on host:port (port 0: any free port; :attr:`bound_port` tells which)."""
+        self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None, connect=2.0))
+        runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
+        await runner.setup()
+        site = web.TCPSite(runner, host, port)
+        await site.start()
+        self.bound_port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self._runner = runner
+        return runner
+
+    def start_actors(self, delay: float = 0.0) -> None:
+        for actor in self.actors.values():
+            self.clock.call_later(delay, actor.start)
+
+    async def close(self) -> None:
+        for actor in self.actors.values():
+            actor.stop()
+        for peer in self.peers.values():
+            if peer.task is not None:
+                peer.task.cancel()
+        await asyncio.gather(*(p.task for p in self.peers.values() if p.task is not None), return_exceptions=True)
+        for ws in list(self._incoming):
+            await ws.close()
+        if self._session is not None:
+            await self._session.close()
+        if getattr(self, "_runner", None) is not None:
+            await self._runner.cleanup()
