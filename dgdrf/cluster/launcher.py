@@ -49,6 +49,7 @@ class Cluster:
     token: str | None = None
     batching: bool = True
     host: str = "127.0.0.1"
+    verbose: bool = False  # nodes log at INFO (JSON lines in their log files)
     logs: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="dgdrf-cluster-")))
     procs: dict[str, subprocess.Popen] = field(default_factory=dict)
 
@@ -58,6 +59,8 @@ class Cluster:
             cmd += ["--token", self.token]
         if not self.batching:
             cmd += ["--no-batching"]
+        if self.verbose:
+            cmd += ["-v"]
         out = (self.logs / f"{name}.log").open("w")
         p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         self.procs[name] = p

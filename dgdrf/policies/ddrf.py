@@ -63,7 +63,17 @@ class HomeScheduler(Role):
             u.stuck = True  # no room here and nowhere to walk
             return False
         u.out = True
+        self.actor.after(self.desk.walk_patience, self._overdue, uid, req.task_id)
         return True
+
+    def _overdue(self, user: str, task_id: int) -> None:
+        """A task still out after the longest possible walk was lost with a server that
+        went down (network mode): let it be placed again. A late original is harmless:
+        the user accepts one proposal per task and declines the rest."""
+        u = self.home.users.get(user)
+        if u is not None and u.out and u.request is not None and u.request.task_id == task_id:
+            u.out = False
+            self.actor.report("task_overdue", user=user, task_id=task_id)
 
     def _resolved(self, user: str, task_id: int, accepted: bool) -> None:
         u = self.home.users.get(user)

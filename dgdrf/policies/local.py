@@ -113,6 +113,9 @@ class TaskDesk(Role):
         self.sampler = sampler
         self.walk_ttl = walk_ttl
         self.proposal_timeout = proposal_timeout
+        #: a task out longer than this (a walk of walk_ttl hops at 10 ms a hop, and its
+        #: proposal) was lost with a server that went down
+        self.walk_patience = max(10.0, walk_ttl * 0.01) + proposal_timeout
         self.proposals: dict[tuple[str, int], tuple[list[float], float]] = {}
         self.on_resolved: Callable[[str, int, bool], None] | None = None  # (user, task, accepted)
         self.on_walk_failed: Callable[[str, int], None] | None = None

@@ -197,6 +197,7 @@ class NetTransport:
         await ws.prepare(request)
         self._incoming.add(ws)
         peer = request.remote or "?"
+        counted = False
         try:
             async for frame in ws:
                 if frame.type == aiohttp.WSMsgType.BINARY:
@@ -205,12 +206,16 @@ class NetTransport:
                     self._reject("text_frame", f"text frame from {peer}")
                 elif frame.type == aiohttp.WSMsgType.ERROR:
                     exc = ws.exception()
-                    reason = "too_large" if "too big" in str(exc).lower() or getattr(exc, "code", None) == 1009 else "connection_error"
-                    self._reject(reason, f"{peer}: {exc}")
-        except Exception as exc:  # a connection dropped mid-frame, a protocol violation ...
+                    too_large = "exceeds limit" in str(exc) or getattr(exc, "code", None) == aiohttp.WSCloseCode.MESSAGE_TOO_BIG
+                    self._reject("too_large" if too_large else "connection_error", f"{peer}: {exc}")
+                    counted = True
+        except Exception as exc:  # a protocol violation the parser raised
             self._reject("connection_error", f"{peer}: {type(exc).__name__}: {exc}")
+            counted = True
         finally:
             self._incoming.discard(ws)
+        if not counted and ws.close_code not in (aiohttp.WSCloseCode.OK, aiohttp.WSCloseCode.GOING_AWAY):
+            self._reject("connection_error", f"{peer}: connection ended without a close (code {ws.close_code}), possibly mid-frame")
         return ws
 
     def _receive_batch(self, data: bytes, peer: str) -> None:

@@ -1,0 +1,93 @@
+"""Multi-process clusters on loopback: 1 bootstrap, 1 gateway, 1 collector, 8 servers and
+4 users, each a `dgdrf node` process talking msgpack over aiohttp WebSockets."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from dgdrf.cluster.launcher import Cluster, cluster_up
+from dgdrf.emulation import RunConfig, run_emulation
+from dgdrf.model.generators import google_2011_scenario
+from dgdrf.model.scenario import build_scenario, load_scenario
+
+TIMEOUT = 240.0
+
+
+@pytest.fixture(scope="module")
+def scenario_file(tmp_path_factory) -> Path:
+    """8 servers, 4 users; tasks 3x the generator's, so a run is ~180 allocations."""
+    base = google_2011_scenario(8, 4, 3)
+    sc = build_scenario(base.resources, list(base.servers), [(u.id, [3 * x for x in u.demand]) for u in base.users], name="net-8x4")
+    path = tmp_path_factory.mktemp("net") / "net-8x4.json"
+    sc.write_json(path)
+    return path
+
+
+def _check(result: dict) -> None:
+    assert result["stop_reason"] == "saturated", result["stop_reason"]
+    assert result["invariant_violations"] == []
+    assert result["processes"] == 15  # bootstrap, collector, gateway, 8 servers, 4 users
+    assert result["mode"] == "network"
+
+
+def _children_alive(pids: list[int]) -> list[int]:
+    return [p for p in pids if Path(f"/proc/{p}").exists() and "dgdrf" in Path(f"/proc/{p}/cmdline").read_text(errors="replace")]
+
+
+def test_drf_cluster_matches_the_emulation(scenario_file):
+    args = ["--scenario", str(scenario_file), "--policy", "drf", "--tick", "0.05"]
+    code, result, cluster = cluster_up(args, 8, 4, None, TIMEOUT)
+    assert code == 0 and result is not None, cluster.tail("collector", 20)
+    _check(result)
+    emulated = run_emulation(load_scenario(scenario_file), RunConfig(policy="drf", tick=0.05)).to_dict()
+    assert result["min_share"] == pytest.approx(emulated["min_share"], rel=0.02)
+    assert abs(result["allocations"] - emulated["allocations"]) <= 0.02 * emulated["allocations"]
+    assert result["error_ratio"] <= 0.05
+    assert _children_alive([p.pid for p in cluster.procs.values()]) == []
+
+
+def test_dgdrf_cluster_saturates_with_invariants(scenario_file):
+    args = ["--scenario", str(scenario_file), "--policy", "dgdrf", "--tick", "0.05", "--warmup", "2"]
+    code, result, cluster = cluster_up(args, 8, 4, 6, TIMEOUT, token="s3cret")
+    assert code == 0 and result is not None, cluster.tail("collector", 20)
+    assert result["stop_reason"] == "saturated" and result["invariant_violations"] == []
+    assert result["processes"] == 9  # 3 + servers and users grouped into 6 processes
+    assert result["messages"]["by_type"]["GradientShuffle"] > 0
+    assert result["rejected_frames"] == {}
+
+
+def test_a_server_process_killed_mid_run_is_survived(scenario_file):
+    cluster = Cluster(["--scenario", str(scenario_file), "--policy", "dgdrf", "--tick", "0.05", "--warmup", "2"], 8, 4, verbose=True)
+    out = cluster.logs / "result.json"
+    try:
+        cluster.start(out)
+        deadline = time.monotonic() + TIMEOUT
+        log = cluster.logs / "collector.log"
+        while time.monotonic() < deadline and '"started"' not in log.read_text(errors="replace"):
+            time.sleep(0.2)
+        time.sleep(5.0)  # the run is under way (allocation starts 2 s after the common start)
+        victim = cluster.procs["server-3"]
+        victim.send_signal(signal.SIGKILL)
+        assert cluster.wait_collector(TIMEOUT) == 0, cluster.tail("collector", 20)
+        result = json.loads(out.read_text())
+    finally:
+        cluster.stop()
+    assert result["stop_reason"] == "saturated", cluster.tail("bootstrap", 10)
+    assert result["invariant_violations"] == []
+    assert result["events"].get("servers_down") == 1
+    assert result["allocations"] > 0
+    assert _children_alive([p.pid for p in cluster.procs.values()]) == []
+
+
+def test_cluster_cli_reports_bad_input_in_one_line(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "dgdrf", "cluster", "up", "--policy", "nope"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and r.stderr.startswith("dgdrf: error:") and "unknown" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "dgdrf", "node", "--role", "server", "--bootstrap", "bootstrap:7000"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--bootstrap must be the bootstrap's URL" in r.stderr
