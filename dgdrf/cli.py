@@ -164,6 +164,11 @@ def build_parser() -> argparse.ArgumentParser:
     br.add_argument("--repeat", type=_positive_int, default=3, help="measurements per actor count; the median is reported (default 3)")
     br.add_argument("--no-baseline", action="store_true", help="skip the asyncio.Queue-per-actor baseline")
     br.add_argument("--json", type=Path, metavar="OUT", help="write the figures as JSON")
+    bn = bsub.add_parser("net", help="messages per second of the aiohttp transport between two processes on loopback, with and without batching")
+    bn.add_argument("--messages", type=_positive_int, default=200_000, help="messages per batched measurement (unbatched: a tenth; default 200000)")
+    bn.add_argument("--window", type=_positive_int, default=1000, help="messages sent before yielding to the loop (default 1000)")
+    bn.add_argument("--repeat", type=_positive_int, default=3, help="measurements per mode; the median is reported (default 3)")
+    bn.add_argument("--json", type=Path, metavar="OUT", help="write the figures as JSON")
     bo = bsub.add_parser("overlay", help="Cyclon 10k/50k nodes (c=50, l=8, 100 cycles) and push-sum 100k nodes (30 cycles)")
     bo.add_argument("--scale", type=_number(float, 0.0, 1.0, True, "a fraction in (0, 1]"), default=1.0, help="multiply the node counts (quick look: 0.1)")
     bo.add_argument("--json", type=Path, metavar="OUT", help="write the figures as JSON")
@@ -362,7 +367,7 @@ def cmd_node(args: argparse.Namespace) -> int:
         opts.scenario, opts.config = scenario, replace(config, policy=policies[0]).validate()
     elif not opts.bootstrap.startswith(("http://", "https://")):
         raise ConfigError(f"--bootstrap must be the bootstrap's URL (http://host:port), got {args.bootstrap!r}")
-    if args.role in ("server", "user") and args.listen.startswith("0.0.0.0:") and not args.advertise:
+    if args.role != "bootstrap" and args.listen.startswith("0.0.0.0:") and not args.advertise:
         from urllib.parse import urlparse
         import socket
 
@@ -450,6 +455,10 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from dgdrf.bench.runtime import bench_runtime_command
 
+    if args.bench == "net":
+        from dgdrf.bench.net import bench_net_command
+
+        return bench_net_command(args.messages, args.window, args.repeat, args.json)
     if args.bench == "overlay":
         from dgdrf.bench.overlay import bench_overlay_command
 

@@ -48,13 +48,19 @@ class Cluster:
     processes: int | None = None  # server + user processes (default: one per node)
     token: str | None = None
     batching: bool = True
-    host: str = "127.0.0.1"
+    host: str = "127.0.0.1"  # the bootstrap's address
+    listen_host: str | None = None  # where the other nodes listen (default: host)
     verbose: bool = False  # nodes log at INFO (JSON lines in their log files)
+    #: process name -> network namespace to run it in (``ip netns exec``), for tests
+    #: across real interfaces; names are bootstrap, collector, gateway, server-i, user-i
+    namespaces: dict[str, str] = field(default_factory=dict)
     logs: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="dgdrf-cluster-")))
     procs: dict[str, subprocess.Popen] = field(default_factory=dict)
 
     def _spawn(self, name: str, args: list[str]) -> subprocess.Popen:
         cmd = [sys.executable, "-m", "dgdrf", "node", "--die-with-parent", *args]
+        if name in self.namespaces:
+            cmd = ["ip", "netns", "exec", self.namespaces[name], *cmd]
         if self.token:
             cmd += ["--token", self.token]
         if not self.batching:
@@ -67,9 +73,9 @@ class Cluster:
         return p
 
     def start(self, result_json: Path) -> str:
-        port = free_port(self.host)
+        port = free_port(self.host) if "bootstrap" not in self.namespaces else 7000
         boot = f"http://{self.host}:{port}"
-        listen = f"{self.host}:0"
+        listen = f"{self.listen_host or self.host}:0"
         self._spawn("bootstrap", ["--role", "bootstrap", "--listen", f"{self.host}:{port}", *self.run_args])
         self._spawn("collector", ["--role", "collector", "--bootstrap", boot, "--listen", listen, "--json", str(result_json), "--quiet"])
         self._spawn("gateway", ["--role", "gateway", "--bootstrap", boot, "--listen", listen])
