@@ -392,8 +392,10 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     scenario, config, policies = _load_run_inputs(args)
     if not args.policy and "policy" not in scenario.settings:
         policies = ["drf"]
-    if len(policies) != 1 or policies[0] not in POLICIES:
-        raise ConfigError(f"a cluster runs one known policy, got {', '.join(policies)}; known policies: {', '.join(POLICIES)}")
+    if len(policies) != 1:
+        raise ConfigError(f"a cluster runs one policy, got {', '.join(policies)}")
+    if policies[0] not in POLICIES:
+        raise ConfigError(f"unknown policy {policies[0]!r}; known policies: {', '.join(POLICIES)}")
     config = replace(config, policy=policies[0]).validate()
     words = _run_flags(args)
     if "--policy" not in words:

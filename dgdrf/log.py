@@ -12,6 +12,25 @@ import sys
 import structlog
 
 
+class _StderrLogger:
+    """Writes each line to whatever ``sys.stderr`` is at that moment (not the stream
+    that was current when logging was configured, which a test runner may have closed
+    since), and never lets a failed write escape into the code that logged."""
+
+    def msg(self, message: str) -> None:
+        try:
+            print(message, file=sys.stderr, flush=True)
+        except (ValueError, OSError):
+            pass
+
+    debug = info = warning = warn = error = critical = exception = fatal = failure = err = msg
+
+
+class _StderrLoggerFactory:
+    def __call__(self, *args: object) -> _StderrLogger:
+        return _StderrLogger()
+
+
 def configure(verbose: bool = False, json: bool | None = None) -> None:
     """Lines on stderr at INFO with ``verbose``, WARNING otherwise: key-value text on a
     terminal, one JSON object per line otherwise (``json`` forces either), which is what
@@ -26,7 +45,7 @@ def configure(verbose: bool = False, json: bool | None = None) -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.INFO if verbose else logging.WARNING),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=_StderrLoggerFactory(),
         cache_logger_on_first_use=False,
     )
 
