@@ -260,6 +260,8 @@ class Report:
                 continue
             if x is not None and (x_key != "users" or r.get("data_seed") is not None):
                 pairs.append((r, r["runtime_s"] / base[k], x))
+        gradient = [p for p in pairs if p[0]["policy"] in ("pdgdrf", "dgdrf")]
+        pairs = gradient or pairs  # the thesis draws PDGDRF (and we add DGDRF); others only if alone
         if len({x for _, _, x in pairs}) < 2:
             return
         pk = "servers" if x_key == "users" else "users"
@@ -280,6 +282,8 @@ class Report:
                 table += [(panel, policy, nb, x, s[0], len(pts[x])) for x, s in zip(xs, st)]
             ax.axhline(1.0, ls="--", color="grey", lw=1)
             ax.set_xlabel(x_label)
+            if x_key == "users":
+                ax.xaxis.set_major_locator(_integer_locator())
             ax.set_ylabel("run-time / drf's run-time (lower is faster)")
             ax.set_title(f"{panel} {pk}, {self.seeds_note([r for r, _, _ in sel])}", fontsize=9)
             ax.grid(alpha=0.3)
