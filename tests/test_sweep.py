@@ -160,7 +160,8 @@ def _children(pid: int) -> list[int]:
     return [int(x) for x in out.split()]
 
 
-def test_ctrl_c_stops_the_workers_and_a_rerun_resumes(tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_stops_the_workers_and_a_rerun_resumes(tmp_path, sig):
     f = sweep_file(tmp_path, 'policies = ["dgdrf"]\nneighbors = [2, 3]\nseeds = [1, 2, 3]\nservers = [8]\nusers = [4]\n')
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "dgdrf", "sweep", str(f), "--out", str(out), "--workers", "1", "--quiet"]
@@ -169,7 +170,7 @@ def test_ctrl_c_stops_the_workers_and_a_rerun_resumes(tmp_path):
     while time.monotonic() < deadline and not ((out / "results.jsonl").exists() and (out / "results.jsonl").read_text().count("\n") >= 1):
         time.sleep(0.1)
     descendants = _children(proc.pid)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "run the same command again to resume" in err and "Traceback" not in err

@@ -32,6 +32,7 @@ import os
 import platform
 import resource
 import signal
+import threading
 import time
 import tomllib
 from dataclasses import dataclass, field, fields
@@ -333,6 +334,7 @@ def _child(run: RunSpec, conn) -> None:
     """Worker process: one run; sends its record down ``conn``. Ctrl-C is the parent's
     business (it stops the children), so it is ignored here."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
     t0 = time.perf_counter()
     try:
         from dgdrf.emulation import RunConfig, run_emulation
@@ -351,6 +353,21 @@ def _child(run: RunSpec, conn) -> None:
     rec["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
     conn.send(rec)
     conn.close()
+
+
+def _die_with_parent() -> None:
+    """Linux: a run is killed (SIGKILL) when its sweep dies, however it dies, so no
+    orphan keeps a core busy for a result nobody will read."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 @dataclass
@@ -401,6 +418,10 @@ def run_sweep(
     running: dict[Any, tuple[RunSpec, Any, Any, float]] = {}  # conn -> (run, process, conn, started)
     pending = list(todo)
     bar = _Progress(spec.name, len(runs), outcome.skipped, enabled=progress)
+    main = threading.current_thread() is threading.main_thread()
+    previous_term = signal.signal(signal.SIGTERM, _interrupt) if main else None  # a batch system's stop: as Ctrl-C
+    if main and signal.getsignal(signal.SIGINT) is signal.SIG_IGN:  # started in the background
+        signal.signal(signal.SIGINT, _interrupt)
     try:
         with bar, (out / RESULTS_JSONL).open("a+", encoding="utf-8") as sink:
             if sink.tell() > 0:
@@ -447,6 +468,8 @@ def run_sweep(
     except KeyboardInterrupt:
         outcome.interrupted = True
     finally:
+        if previous_term is not None:
+            signal.signal(signal.SIGTERM, previous_term)
         for _, proc, conn, _ in running.values():
             proc.kill()
             proc.join(5)
