@@ -43,6 +43,8 @@ log = get_logger("dgdrf.net")
 
 #: how long messages wait for a peer that cannot be reached before they are dropped
 CONNECT_PATIENCE_S = 5.0
+#: how long a peer found unreachable is left alone before it is dialled again
+RETRY_DOWN_PEER_S = 5.0
 _LOG_FIRST = 5
 REPORT_TAG = Report.TAG
 
@@ -56,6 +58,7 @@ class _Peer:
         self.ready = asyncio.Event()
         self.task: asyncio.Task | None = None
         self.down = False
+        self.retry_at = 0.0  # while down, messages are dropped until then, then it is dialled again
 
 
 class NetTransport:
@@ -130,8 +133,10 @@ class NetTransport:
         if peer is None:
             peer = self.peers[url] = _Peer(url)
         if peer.down:
-            self.stats.undeliverable += 1
-            return
+            if time.monotonic() < peer.retry_at:
+                self.stats.undeliverable += 1
+                return
+            peer.down, peer.task = False, None  # try again: a partition may have healed
         peer.outbox.append((src, dst, data))
         peer.ready.set()
         if peer.task is None:
@@ -167,6 +172,7 @@ class NetTransport:
                     dropped = len(peer.outbox)
                     self.stats.undeliverable += dropped
                     peer.outbox.clear()
+                    peer.retry_at = now + RETRY_DOWN_PEER_S
                     if not peer.down:
                         peer.down = True
                         log.warning("peer unreachable", peer=peer.url, error=str(exc), dropped=dropped)
