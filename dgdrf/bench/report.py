@@ -20,6 +20,7 @@ import numpy as np
 
 from dgdrf.bench.sweep import SWEEP_JSON, flat_row, read_records
 from dgdrf.errors import ConfigError
+from dgdrf.model.resources import natural_key
 
 REPORT_MD = "report.md"
 #: parameters that identify a condition besides the data set, policy, neighbours and seed
@@ -52,7 +53,13 @@ class Runs:
 
     def values(self, key: str, rows: Iterable[dict] | None = None) -> list[Any]:
         rows = self.rows if rows is None else rows
-        return sorted({r[key] for r in rows if r.get(key) is not None}, key=lambda v: (_policy_rank(v) if key == "policy" else (0, v)))
+        if key == "policy":
+            order = _policy_rank
+        elif key == "dataset":
+            order = natural_key  # 30x5 before 30x10
+        else:
+            order = lambda v: (0, v)  # noqa: E731
+        return sorted({r[key] for r in rows if r.get(key) is not None}, key=order)
 
     def varying_extra(self, rows: list[dict]) -> list[str]:
         return [k for k in self.extra if len({json.dumps(r.get(k)) for r in rows}) > 1]
@@ -386,6 +393,17 @@ class Report:
                 ratio[u] = p / d if d else float("nan")
             first, last = ratio[users[0]], ratio[users[-1]]
             checks.append((f"{servers} servers", "pdgdrf / drf run-time falls as users grow (fig. 5.11)", ", ".join(f"{u} users: {ratio[u]:.2f}" for u in users), last < first))
+        # fig. 5.12: more gradient exchanges per tick, shorter run-time relative to drf
+        if len(self.runs.values("gradient_period")) >= 2:
+            for dataset in self.runs.values("dataset"):
+                rows = [r for r in self.runs.rows if r["dataset"] == dataset]
+                drf = _stats([r["runtime_s"] for r in rows if r["policy"] == "drf"])[0]
+                periods = self.runs.values("gradient_period", [r for r in rows if r["policy"] == "pdgdrf"])
+                if len(periods) < 2 or not drf:
+                    continue
+                ratio = {p: _stats([r["runtime_s"] for r in rows if r["policy"] == "pdgdrf" and r.get("gradient_period") == p])[0] / drf for p in periods}
+                slow, fast = ratio[max(periods)], ratio[min(periods)]
+                checks.append((dataset, "pdgdrf / drf run-time falls with more gradient exchanges per tick (fig. 5.12)", ", ".join(f"period {p:g} s: {ratio[p]:.2f}" for p in sorted(periods, reverse=True)), fast < slow))
         if not checks:
             return
         self.md.append("## Thesis relations on these results\n")
