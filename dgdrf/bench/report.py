@@ -48,7 +48,9 @@ class Runs:
 
     def __init__(self, records: list[dict[str, Any]]) -> None:
         self.records = [r for r in records if r.get("status") == "ok" and r.get("result")]
-        self.rows = [flat_row(r) | {"_rec": r} for r in self.records]
+        self.all_rows = [flat_row(r) | {"_rec": r} for r in self.records]
+        #: runs cut short by max_time (the scaling benchmark's) say nothing of fairness or run-time
+        self.rows = [r for r in self.all_rows if r.get("stop_reason") != "max_time"]
         self.extra = sorted({k for r in self.records for k in r["params"]} - set(_IDENTITY))
 
     def values(self, key: str, rows: Iterable[dict] | None = None) -> list[Any]:
@@ -128,15 +130,15 @@ class Report:
     def header(self) -> None:
         names = [m.get("name") or Path(m["_dir"]).name for m in self.manifests]
         self.md.append(f"# Sweep{'s' if len(names) > 1 else ''} {', '.join(f'`{n}`' for n in names)}\n")
-        seeds = self.runs.values("seed")
+        seeds = self.runs.values("seed", self.runs.all_rows)
         grid = sum(m.get("runs", 0) for m in self.manifests)
         lines = [
             f"- runs: {len(self.runs.records)} succeeded, {len(self.failed)} failed" + (f", {self.unreadable} unreadable lines skipped" if self.unreadable else "") + (f" (grid: {grid})" if grid else ""),
-            f"- policies: {', '.join(self.runs.values('policy'))}; neighbours: {', '.join(map(str, self.runs.values('neighbors')))}; seeds: {', '.join(map(str, seeds))}",
-            f"- data sets: {', '.join(f'{d} ' + self._size(d) for d in self.runs.values('dataset'))}",
+            f"- policies: {', '.join(self.runs.values('policy', self.runs.all_rows))}; neighbours: {', '.join(map(str, self.runs.values('neighbors', self.runs.all_rows)))}; seeds: {', '.join(map(str, seeds))}",
+            f"- data sets: {', '.join(f'{d} ' + self._size(d) for d in self.runs.values('dataset', self.runs.all_rows))}",
         ]
         if self.runs.extra:
-            lines.append("- other parameters: " + "; ".join(f"{k} = {', '.join(map(str, self.runs.values(k)))}" for k in self.runs.extra))
+            lines.append("- other parameters: " + "; ".join(f"{k} = {', '.join(map(str, self.runs.values(k, self.runs.all_rows)))}" for k in self.runs.extra))
         for m in self.manifests:
             if m.get("sessions"):
                 cpus = m.get("machine", {}).get("cpus")
@@ -156,7 +158,7 @@ class Report:
             self.md.append("")
 
     def _size(self, dataset: str) -> str:
-        rows = [r for r in self.runs.rows if r["dataset"] == dataset]
+        rows = [r for r in self.runs.all_rows if r["dataset"] == dataset]
         return f"({rows[0]['servers']} servers, {rows[0]['users']} users)" if rows else ""
 
     def neighbour_figures(self) -> None:
@@ -306,8 +308,8 @@ class Report:
     def message_costs(self) -> None:
         """Messages and bytes per allocation tick per policy, by protocol part (eqs. 4.3-4.6)."""
         groups = self.runs.by(self.runs.rows, ["dataset", "policy"])
-        parts = sorted({g for r in self.runs.records for g in r["result"].get("cost_per_tick", {}).get("by_group", {})})
-        if not parts:
+        parts = sorted({g for r in self.runs.rows for g in r["_rec"]["result"].get("cost_per_tick", {}).get("by_group", {})})
+        if not parts or not groups:
             return
         self.md.append("## Messages and bytes per allocation tick\n")
         self.md.append("Median over neighbours and seeds, during the allocation phase; the thesis's worst-case models are eq. 4.3 (2|S|P for DDRF's share requests) and eq. 4.6 (2x|S| gradient messages for x exchanges per tick).\n")
@@ -321,7 +323,7 @@ class Report:
 
     def emulator_cost(self) -> None:
         """The emulator's own cost against cluster size (bench/scaling.toml)."""
-        rows = [r for r in self.runs.rows if r.get("data_seed") is not None]
+        rows = [r for r in self.runs.all_rows if r.get("data_seed") is not None]
         if len(self.runs.values("servers", rows)) < 2:
             return
         measures = (("wall_s", "wall seconds per run"), ("sim_per_wall", "simulated s per wall s"), ("messages_per_wall_s", "messages per wall second"), ("peak_rss_mb", "peak memory (MiB RSS)"))
@@ -339,7 +341,7 @@ class Report:
             ax.grid(alpha=0.3, which="both")
         axes[0].legend(fontsize=6)
         self.md.append("## The emulator's own cost\n")
-        self.save(fig, "emulator_cost.png", "cost of emulating one run to saturation against cluster size: wall time, simulated seconds per wall second, messages per wall second, peak memory of the run's process")
+        self.save(fig, "emulator_cost.png", "cost of emulating one run (to saturation, or its first max_time simulated seconds) against cluster size: wall time, simulated seconds per wall second, messages per wall second, peak memory of the run's process")
         self.md.append("| policy | servers | users | allocations | simulated s | wall s | sim s / wall s | msgs / wall s | peak MiB |\n|---|---|---|---|---|---|---|---|---|")
         for r in sorted(rows, key=lambda r: (_policy_rank(r["policy"]), r["servers"], r["users"], r["seed"])):
             sim = (r["runtime_s"] or 0) + (r["warmup_s"] or 0)
