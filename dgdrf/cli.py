@@ -346,6 +346,21 @@ def _env_run_defaults(args: argparse.Namespace) -> None:
                 raise ConfigError(f"environment DGDRF_{name.upper()}={raw!r} is not a valid {name}") from None
 
 
+def _cluster_inputs(args: argparse.Namespace) -> tuple[Any, RunConfig]:
+    """Scenario and configuration of a cluster: as for dgdrf run, but one policy
+    (drf unless the flags or the scenario file name one)."""
+    from dgdrf.policies import POLICIES
+
+    scenario, config, policies = _load_run_inputs(args)
+    if not args.policy and "policy" not in scenario.settings:
+        policies = ["drf"]
+    if len(policies) != 1:
+        raise ConfigError(f"a cluster runs one policy, got {', '.join(policies)}")
+    if policies[0] not in POLICIES:
+        raise ConfigError(f"unknown policy {policies[0]!r}; known policies: {', '.join(POLICIES)}")
+    return scenario, replace(config, policy=policies[0]).validate()
+
+
 def cmd_node(args: argparse.Namespace) -> int:
     from dgdrf.cluster.node import NodeOptions, main_node
 
@@ -355,16 +370,7 @@ def cmd_node(args: argparse.Namespace) -> int:
     )
     if args.role == "bootstrap":
         _env_run_defaults(args)
-        scenario, config, policies = _load_run_inputs(args)
-        if not args.policy and "policy" not in scenario.settings:
-            policies = ["drf"]
-        if len(policies) != 1:
-            raise ConfigError(f"a cluster runs one policy, got {', '.join(policies)}")
-        from dgdrf.policies import POLICIES
-
-        if policies[0] not in POLICIES:
-            raise ConfigError(f"unknown policy {policies[0]!r}; known policies: {', '.join(POLICIES)}")
-        opts.scenario, opts.config = scenario, replace(config, policy=policies[0]).validate()
+        opts.scenario, opts.config = _cluster_inputs(args)
     elif not opts.bootstrap.startswith(("http://", "https://")):
         raise ConfigError(f"--bootstrap must be the bootstrap's URL (http://host:port), got {args.bootstrap!r}")
     if args.role != "bootstrap" and args.listen.startswith("0.0.0.0:") and not args.advertise:
@@ -387,19 +393,11 @@ def cmd_node(args: argparse.Namespace) -> int:
 
 def cmd_cluster(args: argparse.Namespace) -> int:
     from dgdrf.cluster.launcher import cluster_up
-    from dgdrf.policies import POLICIES
 
-    scenario, config, policies = _load_run_inputs(args)
-    if not args.policy and "policy" not in scenario.settings:
-        policies = ["drf"]
-    if len(policies) != 1:
-        raise ConfigError(f"a cluster runs one policy, got {', '.join(policies)}")
-    if policies[0] not in POLICIES:
-        raise ConfigError(f"unknown policy {policies[0]!r}; known policies: {', '.join(POLICIES)}")
-    config = replace(config, policy=policies[0]).validate()
+    scenario, config = _cluster_inputs(args)
     words = _run_flags(args)
     if "--policy" not in words:
-        words += ["--policy", policies[0]]
+        words += ["--policy", config.policy]
     code, result, cluster = cluster_up(words, len(scenario.servers), len(scenario.users), args.processes, args.timeout, token=args.token, batching=not args.no_batching)
     if result is None:
         return code or 1
@@ -407,7 +405,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
         from dgdrf.emulation import RunResult
         from dgdrf.report_table import print_results
 
-        print_results(scenario, [RunResult(**{k: v for k, v in result.items() if k in RunResult.__dataclass_fields__})])
+        print_results(scenario, [RunResult.from_dict(result)])
         print(f"{result['processes']} processes; node logs in {cluster.logs}", file=sys.stderr)
     if args.json:
         _write_json(args.json, result)

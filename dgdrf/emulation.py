@@ -124,6 +124,12 @@ class RunResult:
     cost_per_tick: dict[str, Any] = field(default_factory=dict)
     events: dict[str, int] = field(default_factory=dict)
 
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any]) -> RunResult:
+        """A result back from its ``--json`` document (keys it does not have, such as a
+        network run's ``mode`` or ``processes``, are left out)."""
+        return cls(**{k: v for k, v in doc.items() if k in cls.__dataclass_fields__})
+
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         if d["ratio_20_20"] == float("inf"):

@@ -130,15 +130,19 @@ class Report:
     def header(self) -> None:
         names = [m.get("name") or Path(m["_dir"]).name for m in self.manifests]
         self.md.append(f"# Sweep{'s' if len(names) > 1 else ''} {', '.join(f'`{n}`' for n in names)}\n")
-        seeds = self.runs.values("seed", self.runs.all_rows)
+        every = self.runs.all_rows  # the header describes every run, also those cut by max_time
+
+        def listed(key: str) -> str:
+            return ", ".join(map(str, self.runs.values(key, every)))
+
         grid = sum(m.get("runs", 0) for m in self.manifests)
         lines = [
             f"- runs: {len(self.runs.records)} succeeded, {len(self.failed)} failed" + (f", {self.unreadable} unreadable lines skipped" if self.unreadable else "") + (f" (grid: {grid})" if grid else ""),
-            f"- policies: {', '.join(self.runs.values('policy', self.runs.all_rows))}; neighbours: {', '.join(map(str, self.runs.values('neighbors', self.runs.all_rows)))}; seeds: {', '.join(map(str, seeds))}",
-            f"- data sets: {', '.join(f'{d} ' + self._size(d) for d in self.runs.values('dataset', self.runs.all_rows))}",
+            f"- policies: {listed('policy')}; neighbours: {listed('neighbors')}; seeds: {listed('seed')}",
+            f"- data sets: {', '.join(f'{d} ' + self._size(d) for d in self.runs.values('dataset', every))}",
         ]
         if self.runs.extra:
-            lines.append("- other parameters: " + "; ".join(f"{k} = {', '.join(map(str, self.runs.values(k, self.runs.all_rows)))}" for k in self.runs.extra))
+            lines.append("- other parameters: " + "; ".join(f"{k} = {listed(k)}" for k in self.runs.extra))
         for m in self.manifests:
             if m.get("sessions"):
                 cpus = m.get("machine", {}).get("cpus")

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from dgdrf.errors import ConfigError, DgdrfError
+from dgdrf.runtime.process import die_with_parent
 
 RESULTS_JSONL = "results.jsonl"
 RESULTS_CSV = "results.csv"
@@ -334,7 +335,7 @@ def _child(run: RunSpec, conn) -> None:
     """Worker process: one run; sends its record down ``conn``. Ctrl-C is the parent's
     business (it stops the children), so it is ignored here."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with_parent()
+    die_with_parent(signal.SIGKILL)  # no orphan keeps a core busy for a result nobody reads
     t0 = time.perf_counter()
     try:
         from dgdrf.emulation import RunConfig, run_emulation
@@ -353,17 +354,6 @@ def _child(run: RunSpec, conn) -> None:
     rec["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
     conn.send(rec)
     conn.close()
-
-
-def _die_with_parent() -> None:
-    """Linux: a run is killed (SIGKILL) when its sweep dies, however it dies, so no
-    orphan keeps a core busy for a result nobody will read."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
 
 
 def _interrupt(signum: int, frame: Any) -> None:

@@ -55,8 +55,7 @@ class Membership:
         self.config = config
         self.bootstrap = bootstrap
         self.token = token
-        self.next_server = 0
-        self.next_user = 0
+        self.taken = {"server": 0, "user": 0}  # scenario servers / users handed out, in order
         self.singletons: dict[str, str] = {}  # gateway / collector -> url
         self.processes: dict[str, list[str]] = {}  # url -> actor addresses
         self.directory: dict[str, str] = {}  # the bootstrap's own address is added when it listens
@@ -75,10 +74,10 @@ class Membership:
     @property
     def expected(self) -> str:
         s, u = len(self.scenario.servers), len(self.scenario.users)
-        return f"{self.next_server}/{s} servers, {self.next_user}/{u} users, gateway {'yes' if GATEWAY in self.singletons else 'no'}, collector {'yes' if COLLECTOR in self.singletons else 'no'}"
+        return f"{self.taken['server']}/{s} servers, {self.taken['user']}/{u} users, gateway {'yes' if GATEWAY in self.singletons else 'no'}, collector {'yes' if COLLECTOR in self.singletons else 'no'}"
 
     def complete(self) -> bool:
-        return self.next_server == len(self.scenario.servers) and self.next_user == len(self.scenario.users) and len(self.singletons) == 2
+        return self.taken["server"] == len(self.scenario.servers) and self.taken["user"] == len(self.scenario.users) and len(self.singletons) == 2
 
     def _authorised(self, request: web.Request) -> bool:
         if self.token is None:
@@ -100,18 +99,13 @@ class Membership:
         if url in self.processes:  # a retried join: same answer
             return web.json_response(self._assignment(role, self.processes[url]))
         actors: list[str]
-        if role == "server":
-            left = len(self.scenario.servers) - self.next_server
+        if role in ("server", "user"):
+            specs = self.scenario.servers if role == "server" else self.scenario.users
+            left = len(specs) - self.taken[role]
             if left < count:
-                return web.json_response({"error": f"cluster full: {len(self.scenario.servers)} servers expected, {left} places left, {count} asked"}, status=409)
-            actors = [s.id for s in self.scenario.servers[self.next_server : self.next_server + count]]
-            self.next_server += count
-        elif role == "user":
-            left = len(self.scenario.users) - self.next_user
-            if left < count:
-                return web.json_response({"error": f"cluster full: {len(self.scenario.users)} users expected, {left} places left, {count} asked"}, status=409)
-            actors = [u.id for u in self.scenario.users[self.next_user : self.next_user + count]]
-            self.next_user += count
+                return web.json_response({"error": f"cluster full: {len(specs)} {role}s expected, {left} places left, {count} asked"}, status=409)
+            actors = [x.id for x in specs[self.taken[role] : self.taken[role] + count]]
+            self.taken[role] += count
         else:
             address = GATEWAY if role == "gateway" else COLLECTOR
             if address in self.singletons:

@@ -17,7 +17,6 @@ every process).
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import json
 import os
 import signal
@@ -43,6 +42,7 @@ from dgdrf.policies import make_policy
 from dgdrf.runtime.actor import Actor
 from dgdrf.runtime.clock import AsyncioClock
 from dgdrf.runtime.net import NetTransport
+from dgdrf.runtime.process import die_with_parent
 from dgdrf.runtime.reporting import RemoteReporter, Report
 from dgdrf.runtime.stats import MessageStats
 
@@ -88,14 +88,6 @@ class CollectorActor(Actor):
         self.collector.retire_servers(list(msg.addresses), self.now())
 
 
-def _die_with_parent() -> None:
-    """Linux: get SIGTERM when the launching process dies, so no node outlives it."""
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
-
-
 def _split(listen: str) -> tuple[str, int]:
     host, _, port = listen.rpartition(":")
     if not host or not port.isdigit() or not 0 <= int(port) <= 65535:
@@ -106,7 +98,7 @@ def _split(listen: str) -> tuple[str, int]:
 async def run_node(opts: NodeOptions) -> int:
     """Run one node process until the cluster shuts down (or a signal); exit status."""
     if opts.die_with_parent:
-        _die_with_parent()
+        die_with_parent(signal.SIGTERM)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -258,8 +250,7 @@ async def _collect(collector: Collector, scenario: Scenario, config: RunConfig, 
     cluster down. Returns the node's exit status (1 on invariant violations)."""
     await asyncio.sleep(max(0.0, -clock.now()))  # until the common start
     collector.last_allocation_at = start
-    if not collector.ledger.fits_anywhere().any():
-        collector.saturated_at = 0.0
+    collector.check_initial_saturation()
     reason = "saturated"
     t0 = time.perf_counter()
     while collector.saturated_at is None and not stop.is_set():
@@ -291,14 +282,13 @@ async def _collect(collector: Collector, scenario: Scenario, config: RunConfig, 
     result["mode"] = "network"
     result["processes"] = len(urls)
     result["rejected_frames"] = {u: d["rejected"] for u, d in zip(urls, docs) if d and d["rejected"]}
-    result["processes_down"] = collector.counters.get("servers_down", 0)
     if opts.json_out is not None:
         opts.json_out.write_text(json.dumps(result, indent=1) + "\n")
     if not opts.quiet:
         from dgdrf.report_table import print_results
         from dgdrf.emulation import RunResult
 
-        print_results(scenario, [RunResult(**{k: v for k, v in result.items() if k in RunResult.__dataclass_fields__})])
+        print_results(scenario, [RunResult.from_dict(result)])
     log.warning("run finished", stop=reason, allocations=result["allocations"], runtime_s=round(result["runtime_s"], 3), violations=len(result["invariant_violations"]))
     await asyncio.gather(*(_post(session, u + "/shutdown") for u in urls if u != transport.url))
     stop.set()
