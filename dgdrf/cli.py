@@ -75,6 +75,7 @@ def _add_run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--capacity-knowledge", choices=("exact", "pushsum"), help="how distributed servers know the cluster capacity C: given (exact, default) or estimated by push-sum")
     p.add_argument("--idle-gossip", action=argparse.BooleanOptionalAction, default=None, help="whether servers without users start gradient exchanges (default: yes, as in the thesis; --no-idle-gossip: they only answer, about 2x fewer messages, slower convergence)")
     p.add_argument("--gradient-period", type=_positive_float, help="seconds between a server's gradient exchanges (default: the tick; thesis fig. 5.12 varies it)")
+    p.add_argument("--gradient-memory", type=_non_negative_int, help="nodes a gradient node remembers beyond its view and reconsiders at every selection (default: 4P+16 for dgdrf and ddrf-gradient; 0 for pdgdrf, the thesis's toolbox gradient)")
     p.add_argument("--warmup", type=_number(float, 0.0, MAX_SECONDS, False, "non-negative seconds"), help="gossip seconds before distributed policies allocate (default 10)")
 
 
@@ -225,7 +226,7 @@ def _load_run_inputs(args: argparse.Namespace):
             scenario = load_scenario(path)
     s = scenario.settings
     overrides: dict[str, Any] = {}
-    for name in ("seed", "tick", "neighbors", "loss", "max_time", "capacity_knowledge", "warmup", "gradient_period", "idle_gossip"):
+    for name in ("seed", "tick", "neighbors", "loss", "max_time", "capacity_knowledge", "warmup", "gradient_period", "idle_gossip", "gradient_memory"):
         if getattr(args, name) is not None:
             overrides[name] = getattr(args, name)
     if args.latency_ms is not None:
@@ -322,7 +323,7 @@ def _write_json(path: Path, doc: Any) -> None:
 def _run_flags(args: argparse.Namespace) -> list[str]:
     """The scenario and run flags given, as command-line words for a bootstrap node."""
     words: list[str] = []
-    for name in ("policy", "scenario", "servers", "users", "seed", "tick", "neighbors", "loss", "max_time", "capacity_knowledge", "warmup", "gradient_period"):
+    for name in ("policy", "scenario", "servers", "users", "seed", "tick", "neighbors", "loss", "max_time", "capacity_knowledge", "warmup", "gradient_period", "gradient_memory"):
         v = getattr(args, name, None)
         if v is not None:
             words += [f"--{name.replace('_', '-')}", str(v)]

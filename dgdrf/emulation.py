@@ -51,6 +51,7 @@ class RunConfig:
     warmup: float = 10.0
     gradient_period: float | None = None  # None: one gradient exchange per allocation tick
     idle_gossip: bool = True  # servers without users start gradient exchanges (thesis); False: they only answer
+    gradient_memory: int | None = None  # nodes a gradient node remembers beyond its view; None: the policy's default
 
     @classmethod
     def from_settings(cls, settings: dict[str, Any], **overrides: Any) -> RunConfig:
@@ -80,6 +81,8 @@ class RunConfig:
             raise ConfigError(f"capacity knowledge must be one of {', '.join(CAPACITY_KNOWLEDGE)}, got {self.capacity_knowledge!r}")
         if self.gradient_period is not None and not 0 < self.gradient_period <= MAX_SECONDS:
             raise ConfigError(f"gradient period must be positive seconds, got {self.gradient_period}")
+        if self.gradient_memory is not None and (isinstance(self.gradient_memory, bool) or not isinstance(self.gradient_memory, int) or self.gradient_memory < 0):
+            raise ConfigError(f"gradient memory must be an integer >= 0, got {self.gradient_memory!r}")
         if not 0 <= self.warmup <= MAX_SECONDS:
             raise ConfigError(f"warmup must be non-negative seconds, got {self.warmup}")
         if not (0 < self.max_time <= MAX_SECONDS and 0 < self.stall_time <= MAX_SECONDS):
@@ -144,6 +147,7 @@ def policy_options(scenario: Scenario, config: RunConfig) -> PolicyOptions:
         central=first, gateway=GATEWAY, bootstrap=BOOTSTRAP, tick=config.tick, neighbors=config.neighbors,
         total_capacity=tuple(float(x) for x in scenario.total_capacity()), capacity_knowledge=config.capacity_knowledge,
         initiator=first, warmup=config.warmup, gradient_period=config.gradient_period, idle_gossip=config.idle_gossip,
+        gradient_memory=config.gradient_memory,
     )
 
 

@@ -45,6 +45,7 @@ class OverlayConfig:
     view_size: int = 10
     shuffle_length: int = 5
     neighbors: int = 4
+    memory: int | None = None  # gradient: nodes remembered beyond the view (None: the default, 0: toolbox)
     period: float = 1.0
     seed: int = 1
     latency_ms: tuple[float, float] = (1.0, 5.0)
@@ -126,7 +127,7 @@ class OverlayRun:
             cyc = node.add_role(Cyclon(config.view_size, config.shuffle_length, config.period))
             self.cyclon[name] = cyc
             if config.protocol == "gradient":
-                self.gradient[name] = node.add_role(Gradient(lambda a=name: self.utilities[a], config.neighbors, config.period, sampler=cyc))
+                self.gradient[name] = node.add_role(Gradient(lambda a=name: self.utilities[a], config.neighbors, config.period, sampler=cyc, memory=config.memory))
             elif config.protocol == "pushsum":
                 # sum mode: node n0 starts with all the weight (thesis 2.3.1)
                 self.pushsum[name] = node.add_role(PushSum(self.values[name], 1.0 if i == 0 else 0.0, cyc, config.period))

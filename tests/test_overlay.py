@@ -64,8 +64,9 @@ def test_preference_function_eq_3_9():
     assert most_preferred(-inf, [(-inf, 2, "b"), (0.3, 0, "c"), (-inf, 1, "a")], 3) == ["a", "b", "c"]
 
 
-def test_gradient_converges_to_a_correct_centre():
-    run = OverlayRun(OverlayConfig(protocol="gradient", nodes=300, cycles=60, neighbors=4))
+@pytest.mark.parametrize("memory", [None, 0], ids=["remembering", "toolbox"])
+def test_gradient_converges_to_a_correct_centre(memory):
+    run = OverlayRun(OverlayConfig(protocol="gradient", nodes=300, cycles=60, neighbors=4, memory=memory))
     run.run_cycles(40)
     ok, centres = run.centre_state()
     assert ok and centres == 1
@@ -78,6 +79,8 @@ def test_gradient_converges_to_a_correct_centre():
     run.clock.run(until=run.clock.now() + 0.5)
     assert verdicts == [True]
     assert run.per_cycle[-1]["converged_fraction"] > run.per_cycle[5]["converged_fraction"]
+    if memory == 0:  # the toolbox gradient keeps nothing beyond its view
+        assert all(not gr._fresh for gr in run.gradient.values())
 
 
 def test_gradient_reconverges_after_the_top_utility_drops():
@@ -97,6 +100,27 @@ def test_gradient_reconverges_after_the_top_utility_drops():
         run.gradient[new_top].validate_centre(verdicts.append)
         run.clock.run(until=run.clock.now() + 0.5)
         assert verdicts == [True]
+
+
+def test_toolbox_gradient_loses_the_centre_more_often_after_drops():
+    """Why DGDRF's gradient remembers recently heard nodes (overlay/gradient.py): without
+    that memory, relayed stale utilities keep a fallen node in views and the correct
+    centre takes longer to form after each drop."""
+    waits = {}
+    for memory in (None, 0):
+        run = OverlayRun(OverlayConfig(protocol="gradient", nodes=200, cycles=400, neighbors=2, memory=memory, seed=3))
+        run.run_cycles(40)
+        total = 0
+        for _ in range(8):
+            top = max(run.utilities, key=run.utilities.get)
+            run.utilities[top] = min(run.utilities.values()) - 1.0
+            for waited in range(1, 21):
+                run.run_cycles(1)
+                if run.centre_state()[0]:
+                    break
+            total += waited
+        waits[memory] = total
+    assert waits[None] < waits[0]
 
 
 def test_validation_rejects_a_node_that_only_believes_it_is_the_centre():

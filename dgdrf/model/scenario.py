@@ -31,7 +31,7 @@ from dgdrf.errors import ScenarioError
 from dgdrf.model.resources import FIT_TOLERANCE
 
 #: Keys a scenario file may hold besides resources/servers/users/generate.
-RUN_SETTING_KEYS = ("policy", "seed", "tick", "neighbors", "latency_ms", "loss", "duplicate", "max_time", "capacity_knowledge", "warmup", "gradient_period", "idle_gossip")
+RUN_SETTING_KEYS = ("policy", "seed", "tick", "neighbors", "latency_ms", "loss", "duplicate", "max_time", "capacity_knowledge", "warmup", "gradient_period", "idle_gossip", "gradient_memory")
 #: Upper bounds that keep virtual time (integer microseconds) far from overflow.
 MAX_SECONDS = 1e9
 MAX_LATENCY_MS = 3.6e6
@@ -244,7 +244,7 @@ def _parse_settings(data: Mapping, fail) -> dict[str, Any]:
         if not isinstance(data["policy"], str):
             raise fail("policy", f"must be a policy name, got {data['policy']!r}")
         s["policy"] = data["policy"]
-    for key, least in (("seed", 0), ("neighbors", 1)):
+    for key, least in (("seed", 0), ("neighbors", 1), ("gradient_memory", 0)):
         if key in data:
             v = data[key]
             if isinstance(v, bool) or not isinstance(v, int) or v < least:

@@ -10,12 +10,14 @@ node with the highest utility has only lower neighbours (eq. 3.11, :meth:`is_cen
 those are the P next-highest nodes. :meth:`validate_centre` runs the handshake of 3.3.1.
 
 Descriptors carry the origin's own stamp, so fresher news about a node replaces staler
-news whichever neighbour relays it. A node also remembers the freshest descriptor of the
-4P + 16 nodes it heard of most recently, in view or not, and reconsiders them at every
-selection: without that memory a node that dropped a neighbour after learning its
-utility fell would take it back from any peer still relaying the old, higher utility; and
-a node that rose above us would only be found again by chance, leaving room for a wrong
-centre that passes validation (seen with P = 2 in DGDRF).
+news whichever neighbour relays it. Beyond the thesis's toolbox gradient (Kompics
+toolbox, which keeps only the view), a node may also remember the freshest descriptor of
+the ``memory`` nodes it heard of most recently (default 4P + 16), in view or not, and
+reconsider them at every selection: without that memory a node that dropped a neighbour
+after learning its utility fell would take it back from any peer still relaying the old,
+higher utility; and a node that rose above us would only be found again by chance,
+leaving room for a wrong centre that passes validation (seen with P = 2 in DGDRF).
+``memory=0`` is the toolbox's behaviour.
 """
 
 from __future__ import annotations
@@ -48,6 +50,11 @@ def most_preferred(own: float, candidates: Iterable[tuple[float, int, str]], P: 
     return [a for _, _, a in best]
 
 
+def default_memory(view_size: int) -> int:
+    """How many recently heard nodes a gradient node remembers unless told otherwise."""
+    return 4 * view_size + 16
+
+
 class Gradient(Role):
     """The gradient overlay of one node."""
 
@@ -60,9 +67,12 @@ class Gradient(Role):
         candidates: int | None = None,
         validation_timeout: float = 1.0,
         idle_quiet: bool = False,
+        memory: int | None = None,
     ) -> None:
         if view_size < 1:
             raise ValueError(f"gradient view size must be at least 1, got {view_size}")
+        if memory is not None and memory < 0:
+            raise ValueError(f"gradient memory must be non-negative, got {memory}")
         self.utility = utility
         self.P = view_size
         self.period = period
@@ -76,7 +86,7 @@ class Gradient(Role):
         self._check_seq = 0
         self._tiebreak: dict[str, int] = {}
         self._fresh: dict[str, tuple[float, int]] = {}  # freshest stamped descriptor heard, LRU
-        self._fresh_limit = 4 * view_size + 16
+        self._fresh_limit = default_memory(view_size) if memory is None else memory
         self._awaiting: str | None = None  # the partner of the last exchange, until it answers
         self._suspects: dict[str, int] = {}  # silent partners -> newest stamp held of them
         self.rnd = random.Random(0)
@@ -164,9 +174,11 @@ class Gradient(Role):
         self._fresh.pop(addr, None)
 
     def _merge(self, src: str, utility: float, stamp: int, entries: list[list]) -> None:
-        """Remember the freshest descriptor of every node in the message, then reselect."""
+        """Take the freshest descriptor of every node in the message, remember it (up to
+        ``memory`` nodes), then reselect."""
         me, fresh, limit = self.me, self._fresh, self._fresh_limit
         suspects = self._suspects
+        heard: dict[str, tuple[float, int]] = {}
         for addr, u, s in [[src, utility, stamp], *entries]:
             if addr == me:
                 continue
@@ -174,6 +186,9 @@ class Gradient(Role):
                 if s <= suspects[addr]:
                     continue  # stale news of a node that stopped answering
                 del suspects[addr]  # it is alive after all
+            heard[addr] = (u, s)
+            if not limit:
+                continue
             known = fresh.get(addr)
             if known is None or s > known[1]:
                 if known is not None:
@@ -181,23 +196,20 @@ class Gradient(Role):
                 fresh[addr] = (u, s)
                 if len(fresh) > limit:
                     del fresh[next(iter(fresh))]  # forget the least recently refreshed
-        self._select()
+        self._select(heard)
 
-    def _select(self, sampled: dict[str, tuple[float, int]] | None = None) -> None:
-        """Keep the P most preferred (eq. 3.9) of the view, the recently heard nodes and
-        ``sampled`` (second-hand utilities from peer sampling, used only for nodes not
-        heard of otherwise), each with its freshest descriptor. Equal utilities are
-        ordered by a per-node hash of the address, so ties do not all point at the same
-        nodes. Reconsidering recently heard nodes lets a node that rose above us be found
-        again without waiting for peer sampling to offer it."""
+    def _select(self, heard: dict[str, tuple[float, int]] | None = None) -> None:
+        """Keep the P most preferred (eq. 3.9) of the view, the remembered nodes and
+        ``heard`` (descriptors just received, or second-hand utilities from peer sampling
+        with NO_STAMP), each with its freshest descriptor. Equal utilities are ordered by
+        a per-node hash of the address, so ties do not all point at the same nodes.
+        Reconsidering remembered nodes lets a node that rose above us be found again
+        without waiting for peer sampling to offer it."""
         pool = dict(self._fresh)
-        for addr, desc in self.view.items():
-            held = pool.get(addr)
-            if held is None or desc[1] > held[1]:
-                pool[addr] = desc
-        if sampled:
-            for addr, desc in sampled.items():
-                if addr not in pool:
+        for source in (self.view, heard):
+            for addr, desc in (source or {}).items():
+                held = pool.get(addr)
+                if held is None or desc[1] > held[1]:
                     pool[addr] = desc
         if len(pool) <= self.P:
             self.view = pool

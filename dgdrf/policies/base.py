@@ -46,6 +46,7 @@ class PolicyOptions:
     cyclon_period: float = 1.0
     gradient_period: float | None = None  # default: one exchange per allocation tick
     idle_gossip: bool = True  # servers without users start gradient exchanges (False: only answer)
+    gradient_memory: int | None = None  # nodes remembered beyond the gradient view; None: the policy's default
 
     @property
     def gradient_every(self) -> float:

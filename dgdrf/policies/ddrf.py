@@ -60,7 +60,7 @@ class HomeScheduler(Role):
             return False
         req = u.request
         if not self.desk.place(uid, req.task_id, req.demand, u.share, self.actor.address):
-            u.stuck = True  # no room here and nowhere to walk
+            self.home.mark_stuck(u)  # no room here and nowhere to walk
             return False
         u.out = True
         self.actor.after(self.desk.walk_patience, self._overdue, uid, req.task_id)
@@ -84,7 +84,7 @@ class HomeScheduler(Role):
         u = self.home.users.get(user)
         if u is not None and u.request is not None and u.request.task_id == task_id:
             u.out = False
-            u.stuck = True  # its task found no room: it no longer holds the minimum
+            self.home.mark_stuck(u)  # its task found no room: it no longer holds the minimum
 
 
 class DdrfScheduler(HomeScheduler):
@@ -134,7 +134,7 @@ class DdrfGradient(DistributedPolicy):
         holder: list[Gradient] = []
         sched = DdrfScheduler(desk, lambda: holder[0].neighbours() or cyclon.sample(self.options.neighbors), self.options.neighbors)
         # eq. 4.2 during warm-up: 0 with users (nobody has a task yet), -inf without
-        gradient = Gradient(lambda: 0.0 if sched.home.users else -math.inf, self.options.neighbors, self.options.gradient_every, sampler=cyclon)
+        gradient = Gradient(lambda: 0.0 if sched.home.users else -math.inf, self.options.neighbors, self.options.gradient_every, sampler=cyclon, memory=self.options.gradient_memory)
         holder.append(gradient)
         gradient.stop_after = self.options.warmup  # frozen once allocation starts
         roles += [gradient, sched]

@@ -75,13 +75,15 @@ class GradientScheduler(HomeScheduler):
 
 class _GradientPolicy(DistributedPolicy):
     parallel: bool
+    default_memory: int | None  # remembered nodes beyond the view (None: the gradient's default)
 
     def server_roles(self, server) -> list[Role]:
         roles, cyclon, desk = self.common_roles(server)
         sched = GradientScheduler(desk, self.parallel)
+        memory = self.options.gradient_memory
         gradient = Gradient(
             sched.home.utility, self.options.neighbors, self.options.gradient_every, sampler=cyclon,
-            idle_quiet=not self.options.idle_gossip,
+            idle_quiet=not self.options.idle_gossip, memory=self.default_memory if memory is None else memory,
         )
         sched.gradient = gradient
         roles += [gradient, sched]
@@ -92,9 +94,11 @@ class DGDRF(_GradientPolicy):
     name = "dgdrf"
     description = "gradient centre with validation allocates (thesis 3.3, 3.3.1, 4.4)"
     parallel = False
+    default_memory = None
 
 
 class PDGDRF(_GradientPolicy):
     name = "pdgdrf"
     description = "centre without validation, or when the local Gini falls (thesis 4.5, alg. 6)"
     parallel = True
+    default_memory = 0

@@ -13,6 +13,7 @@ capacity, its home users, its proposals, and the random walk (thesis 4.2-4.5).
 
 from __future__ import annotations
 
+import functools
 import math
 import zlib
 from collections.abc import Callable, Sequence
@@ -49,6 +50,7 @@ class CapacityKnowledge:
         return None if total is None else task_dominant_share(np.asarray(demand, dtype=np.float64), total)
 
 
+@functools.lru_cache(maxsize=65536)
 def tie_break(user: str) -> float:
     """A fixed number in [0, 1) per user id: equal shares still order strictly, so exactly
     one gradient node holds the maximum utility (eq. 3.11 is a strict inequality)."""
@@ -68,10 +70,15 @@ class HomeUser:
 
 
 class HomeUsers:
-    """The users a server is home to (thesis 4.3: U_l)."""
+    """The users a server is home to (thesis 4.3: U_l).
+
+    The lowest placeable user is cached: the gradient asks for the utility many times
+    per tick, and it changes only when a user reports a share or gets stuck."""
 
     def __init__(self) -> None:
         self.users: dict[str, HomeUser] = {}
+        self._lowest: tuple[str, HomeUser] | None = None
+        self._stale = False
 
     def submit(self, msg: TaskRequest) -> None:
         u = self.users.get(msg.user)
@@ -79,17 +86,26 @@ class HomeUsers:
             self.users[msg.user] = HomeUser(msg.dominant_share, msg)
         else:
             u.share, u.request, u.out = msg.dominant_share, msg, False
+        self._stale = True
+
+    def mark_stuck(self, user: HomeUser) -> None:
+        """Its task found no room anywhere: it no longer competes for the minimum."""
+        user.stuck = True
+        self._stale = True
 
     def lowest(self) -> tuple[str, HomeUser] | None:
         """The user with the lowest share that can still be placed (ties by id hash)."""
-        best = None
-        for uid, u in self.users.items():
-            if u.stuck:
-                continue
-            key = (u.share, tie_break(uid))
-            if best is None or key < best[0]:
-                best = (key, uid, u)
-        return None if best is None else (best[1], best[2])
+        if self._stale:
+            best = None
+            for uid, u in self.users.items():
+                if u.stuck:
+                    continue
+                key = (u.share, tie_break(uid))
+                if best is None or key < best[0]:
+                    best = (key, uid, u)
+            self._lowest = None if best is None else (best[1], best[2])
+            self._stale = False
+        return self._lowest
 
     def min_share(self) -> float:
         """min over placeable users of G_i (inf without users: utility -inf, eq. 4.2)."""
