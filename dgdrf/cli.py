@@ -75,7 +75,10 @@ def _add_run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--capacity-knowledge", choices=("exact", "pushsum"), help="how distributed servers know the cluster capacity C: given (exact, default) or estimated by push-sum")
     p.add_argument("--idle-gossip", action=argparse.BooleanOptionalAction, default=None, help="whether servers without users start gradient exchanges (default: yes, as in the thesis; --no-idle-gossip: they only answer, about 2x fewer messages, slower convergence)")
     p.add_argument("--gradient-period", type=_positive_float, help="seconds between a server's gradient exchanges (default: the tick; thesis fig. 5.12 varies it)")
-    p.add_argument("--gradient-memory", type=_non_negative_int, help="nodes a gradient node remembers beyond its view and reconsiders at every selection (default: 4P+16 for dgdrf and ddrf-gradient; 0 for pdgdrf, the thesis's toolbox gradient)")
+    p.add_argument("--gradient", choices=("toolbox", "stamped"), help="how gradient views are kept: as the thesis's Kompics toolbox (ages; the default) or with stamps and a memory of recently heard nodes")
+    p.add_argument("--gradient-memory", type=_non_negative_int, help="stamped gradient: nodes remembered beyond the view and reconsidered at every selection (default 4P+16)")
+    p.add_argument("--gradient-old-threshold", type=_positive_int, help="toolbox gradient: age (exchanges) at which a node's oldest entry leaves its view (default 100, the toolbox's reference configuration)")
+    p.add_argument("--gini-neighbours", choices=("gradient", "overlay"), help="pdgdrf: whose utilities the Gini test of eq. 4.7 takes: the gradient view (alg. 6, default) or also the peer-sampling view")
     p.add_argument("--warmup", type=_number(float, 0.0, MAX_SECONDS, False, "non-negative seconds"), help="gossip seconds before distributed policies allocate (default 10)")
 
 
@@ -105,6 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     ov.add_argument("--view-size", type=_positive_int, default=10, help="Cyclon view size c (default 10)")
     ov.add_argument("--shuffle-length", type=_positive_int, default=5, help="Cyclon shuffle length l (default 5)")
     ov.add_argument("--neighbors", type=_positive_int, default=4, help="gradient view size P (default 4)")
+    ov.add_argument("--gradient", choices=("stamped", "toolbox"), default="stamped", help="gradient kind: stamped with memory (default) or the Kompics toolbox's (aged)")
     ov.add_argument("--seed", type=_non_negative_int, default=1)
     ov.add_argument("--loss", type=_probability, default=0.0, help="probability a message is lost (default 0)")
     ov.add_argument("--latency-ms", type=_latency, metavar="MIN,MAX", default=(1.0, 5.0), help="message latency in ms (default 1,5)")
@@ -226,7 +230,7 @@ def _load_run_inputs(args: argparse.Namespace):
             scenario = load_scenario(path)
     s = scenario.settings
     overrides: dict[str, Any] = {}
-    for name in ("seed", "tick", "neighbors", "loss", "max_time", "capacity_knowledge", "warmup", "gradient_period", "idle_gossip", "gradient_memory"):
+    for name in ("seed", "tick", "neighbors", "loss", "max_time", "capacity_knowledge", "warmup", "gradient_period", "idle_gossip", "gradient_memory", "gradient", "gradient_old_threshold", "gini_neighbours"):
         if getattr(args, name) is not None:
             overrides[name] = getattr(args, name)
     if args.latency_ms is not None:
@@ -302,7 +306,7 @@ def cmd_overlay(args: argparse.Namespace) -> int:
 
     config = OverlayConfig(
         protocol=args.protocol, nodes=args.nodes, cycles=args.cycles, view_size=args.view_size, shuffle_length=args.shuffle_length,
-        neighbors=args.neighbors, seed=args.seed, loss=args.loss, latency_ms=args.latency_ms, metrics_every=args.metrics_every,
+        neighbors=args.neighbors, gradient=args.gradient, seed=args.seed, loss=args.loss, latency_ms=args.latency_ms, metrics_every=args.metrics_every,
     )
     result = run_overlay(config)
     doc = result.to_dict()
@@ -323,7 +327,7 @@ def _write_json(path: Path, doc: Any) -> None:
 def _run_flags(args: argparse.Namespace) -> list[str]:
     """The scenario and run flags given, as command-line words for a bootstrap node."""
     words: list[str] = []
-    for name in ("policy", "scenario", "servers", "users", "seed", "tick", "neighbors", "loss", "max_time", "capacity_knowledge", "warmup", "gradient_period", "gradient_memory"):
+    for name in ("policy", "scenario", "servers", "users", "seed", "tick", "neighbors", "loss", "max_time", "capacity_knowledge", "warmup", "gradient_period", "gradient_memory", "gradient", "gradient_old_threshold", "gini_neighbours"):
         v = getattr(args, name, None)
         if v is not None:
             words += [f"--{name.replace('_', '-')}", str(v)]

@@ -25,7 +25,7 @@ from dgdrf.nodes.server import Server
 from dgdrf.nodes.user import User
 from dgdrf.nodes.bootstrap import Bootstrap
 from dgdrf.policies import PolicyOptions, make_policy
-from dgdrf.policies.base import CAPACITY_KNOWLEDGE, Policy
+from dgdrf.policies.base import CAPACITY_KNOWLEDGE, DEFAULT_OLD_THRESHOLD, GINI_NEIGHBOURS, GRADIENTS, Policy
 from dgdrf.runtime.clock import VirtualClock
 from dgdrf.runtime.transport import LocalTransport
 
@@ -52,6 +52,9 @@ class RunConfig:
     gradient_period: float | None = None  # None: one gradient exchange per allocation tick
     idle_gossip: bool = True  # servers without users start gradient exchanges (thesis); False: they only answer
     gradient_memory: int | None = None  # nodes a gradient node remembers beyond its view; None: the policy's default
+    gradient: str | None = None  # "toolbox" (the thesis's Kompics gradient) or "stamped"; None: the policy's default
+    gradient_old_threshold: int = DEFAULT_OLD_THRESHOLD  # toolbox gradient: age at which the oldest entry is dropped
+    gini_neighbours: str = "gradient"  # PDGDRF: Gini over the gradient view (alg. 6) or the whole overlay
 
     @classmethod
     def from_settings(cls, settings: dict[str, Any], **overrides: Any) -> RunConfig:
@@ -83,6 +86,12 @@ class RunConfig:
             raise ConfigError(f"gradient period must be positive seconds, got {self.gradient_period}")
         if self.gradient_memory is not None and (isinstance(self.gradient_memory, bool) or not isinstance(self.gradient_memory, int) or self.gradient_memory < 0):
             raise ConfigError(f"gradient memory must be an integer >= 0, got {self.gradient_memory!r}")
+        if self.gradient is not None and self.gradient not in GRADIENTS:
+            raise ConfigError(f"gradient must be one of {', '.join(GRADIENTS)}, got {self.gradient!r}")
+        if isinstance(self.gradient_old_threshold, bool) or not isinstance(self.gradient_old_threshold, int) or self.gradient_old_threshold < 1:
+            raise ConfigError(f"gradient old threshold must be an integer >= 1, got {self.gradient_old_threshold!r}")
+        if self.gini_neighbours not in GINI_NEIGHBOURS:
+            raise ConfigError(f"gini neighbours must be one of {', '.join(GINI_NEIGHBOURS)}, got {self.gini_neighbours!r}")
         if not 0 <= self.warmup <= MAX_SECONDS:
             raise ConfigError(f"warmup must be non-negative seconds, got {self.warmup}")
         if not (0 < self.max_time <= MAX_SECONDS and 0 < self.stall_time <= MAX_SECONDS):
@@ -147,7 +156,8 @@ def policy_options(scenario: Scenario, config: RunConfig) -> PolicyOptions:
         central=first, gateway=GATEWAY, bootstrap=BOOTSTRAP, tick=config.tick, neighbors=config.neighbors,
         total_capacity=tuple(float(x) for x in scenario.total_capacity()), capacity_knowledge=config.capacity_knowledge,
         initiator=first, warmup=config.warmup, gradient_period=config.gradient_period, idle_gossip=config.idle_gossip,
-        gradient_memory=config.gradient_memory,
+        gradient_memory=config.gradient_memory, gradient=config.gradient, gradient_old_threshold=config.gradient_old_threshold,
+        gini_neighbours=config.gini_neighbours,
     )
 
 

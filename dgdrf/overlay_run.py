@@ -25,7 +25,8 @@ from dgdrf.errors import ConfigError
 from dgdrf.model.overlay_metrics import clustering, ideal_gradient_views, indegree
 from dgdrf.nodes.bootstrap import Bootstrap
 from dgdrf.overlay.cyclon import Cyclon
-from dgdrf.overlay.gradient import Gradient
+from dgdrf.overlay.gradient import Gradient, GradientBase
+from dgdrf.overlay.toolbox_gradient import ToolboxGradient
 from dgdrf.overlay.pushsum import PushSum
 from dgdrf.runtime.actor import Actor
 from dgdrf.runtime.clock import VirtualClock
@@ -45,7 +46,8 @@ class OverlayConfig:
     view_size: int = 10
     shuffle_length: int = 5
     neighbors: int = 4
-    memory: int | None = None  # gradient: nodes remembered beyond the view (None: the default, 0: toolbox)
+    memory: int | None = None  # stamped gradient: nodes remembered beyond the view (None: the default)
+    gradient: str = "stamped"  # or "toolbox": the Kompics toolbox's aged view (overlay/toolbox_gradient.py)
     period: float = 1.0
     seed: int = 1
     latency_ms: tuple[float, float] = (1.0, 5.0)
@@ -62,6 +64,8 @@ class OverlayConfig:
             raise ConfigError("cycles and metrics_every must be at least 1")
         if not 1 <= self.shuffle_length <= self.view_size:
             raise ConfigError(f"need 1 <= shuffle length <= view size, got l={self.shuffle_length}, c={self.view_size}")
+        if self.gradient not in ("stamped", "toolbox"):
+            raise ConfigError(f"gradient must be stamped or toolbox, got {self.gradient!r}")
         if self.neighbors < 1:
             raise ConfigError(f"neighbors must be at least 1, got {self.neighbors}")
         if not 0 <= self.loss <= 1:
@@ -117,7 +121,7 @@ class OverlayRun:
         self.names = [f"n{i}" for i in range(config.nodes)]
         self.transport.register(Bootstrap("bootstrap"))
         self.cyclon: dict[str, Cyclon] = {}
-        self.gradient: dict[str, Gradient] = {}
+        self.gradient: dict[str, GradientBase] = {}
         self.pushsum: dict[str, PushSum] = {}
         # gradient: distinct random utilities the test harness may change; push-sum: values
         self.utilities: dict[str, float] = dict(zip(self.names, values_rng.permutation(config.nodes).astype(float) / config.nodes))
@@ -127,7 +131,12 @@ class OverlayRun:
             cyc = node.add_role(Cyclon(config.view_size, config.shuffle_length, config.period))
             self.cyclon[name] = cyc
             if config.protocol == "gradient":
-                self.gradient[name] = node.add_role(Gradient(lambda a=name: self.utilities[a], config.neighbors, config.period, sampler=cyc, memory=config.memory))
+                utility = lambda a=name: self.utilities[a]  # noqa: E731
+                if config.gradient == "toolbox":
+                    g: GradientBase = ToolboxGradient(utility, config.neighbors, config.period, sampler=cyc)
+                else:
+                    g = Gradient(utility, config.neighbors, config.period, sampler=cyc, memory=config.memory)
+                self.gradient[name] = node.add_role(g)
             elif config.protocol == "pushsum":
                 # sum mode: node n0 starts with all the weight (thesis 2.3.1)
                 self.pushsum[name] = node.add_role(PushSum(self.values[name], 1.0 if i == 0 else 0.0, cyc, config.period))

@@ -207,3 +207,53 @@ def test_pushsum_average_mode_and_vector_values():
     truth = np.mean(list(values.values()), axis=0)
     for r in roles.values():
         assert np.allclose(r.estimate(), truth, rtol=1e-6)
+
+
+# -- the Kompics toolbox's gradient (overlay/toolbox_gradient.py) ------------------------------
+def _bare_toolbox(own: float, P: int = 2, old_threshold: int = 100):
+    """A ToolboxGradient outside any runtime, to check its merge rule alone."""
+    import zlib
+
+    from dgdrf.overlay.toolbox_gradient import ToolboxGradient
+
+    g = ToolboxGradient(lambda: own, view_size=P, old_threshold=old_threshold)
+    g.me = "me"
+    g._salt_crc = zlib.crc32(b"me")
+    return g
+
+
+def test_toolbox_merge_keeps_the_younger_descriptor_and_the_p_most_preferred():
+    g = _bare_toolbox(own=0.5, P=2)
+    g.clock = 10
+    g._merge([("a", 0.6, 3), ("b", 0.4, 1), ("me", 0.9, 0)])  # itself is never in the view
+    assert g.view == {"a": (0.6, 7), "b": (0.4, 9)}
+    g._merge([("a", 0.1, 5)])  # older news of a: ignored
+    assert g.view["a"] == (0.6, 7)
+    g._merge([("a", 0.3, 2)])  # younger news: replaces, and a is now below b
+    assert g.view["a"] == (0.3, 8)
+    g._merge([("c", 0.7, 0)])  # eq. 3.9: above before below, closest first -> c, then b
+    assert set(g.view) == {"c", "b"}
+
+
+def test_toolbox_merge_drops_the_oldest_entry_once_past_the_threshold():
+    g = _bare_toolbox(own=0.5, P=4, old_threshold=20)
+    g.clock = 100
+    g._merge([("a", 0.6, 25), ("b", 0.7, 21), ("c", 0.8, 3)])  # a is oldest and too old
+    assert set(g.view) == {"b", "c"}  # one removal per merge
+    g._merge([])
+    assert set(g.view) == {"c"}
+
+
+def test_toolbox_gradient_converges_publishes_once_a_period_and_validates():
+    run = OverlayRun(OverlayConfig(protocol="gradient", gradient="toolbox", nodes=300, cycles=60, neighbors=4))
+    run.run_cycles(40)
+    top = max(run.utilities, key=run.utilities.get)
+    g = run.gradient[top]
+    assert set(g.view) == ideal_gradient_views(run.utilities, 4)[top]
+    assert g.is_centre()
+    assert g.sample is not g.view and set(g.sample) == set(g.view)  # a copy, taken at the period's start
+    verdicts = []
+    g.validate_centre(verdicts.append)
+    run.clock.run(until=run.clock.now() + 0.5)
+    assert verdicts == [True]
+    assert all(len(x.view) <= 4 for x in run.gradient.values())

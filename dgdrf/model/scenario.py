@@ -31,7 +31,7 @@ from dgdrf.errors import ScenarioError
 from dgdrf.model.resources import FIT_TOLERANCE
 
 #: Keys a scenario file may hold besides resources/servers/users/generate.
-RUN_SETTING_KEYS = ("policy", "seed", "tick", "neighbors", "latency_ms", "loss", "duplicate", "max_time", "capacity_knowledge", "warmup", "gradient_period", "idle_gossip", "gradient_memory")
+RUN_SETTING_KEYS = ("policy", "seed", "tick", "neighbors", "latency_ms", "loss", "duplicate", "max_time", "capacity_knowledge", "warmup", "gradient_period", "idle_gossip", "gradient_memory", "gradient", "gradient_old_threshold", "gini_neighbours")
 #: Upper bounds that keep virtual time (integer microseconds) far from overflow.
 MAX_SECONDS = 1e9
 MAX_LATENCY_MS = 3.6e6
@@ -244,7 +244,7 @@ def _parse_settings(data: Mapping, fail) -> dict[str, Any]:
         if not isinstance(data["policy"], str):
             raise fail("policy", f"must be a policy name, got {data['policy']!r}")
         s["policy"] = data["policy"]
-    for key, least in (("seed", 0), ("neighbors", 1), ("gradient_memory", 0)):
+    for key, least in (("seed", 0), ("neighbors", 1), ("gradient_memory", 0), ("gradient_old_threshold", 1)):
         if key in data:
             v = data[key]
             if isinstance(v, bool) or not isinstance(v, int) or v < least:
@@ -261,6 +261,11 @@ def _parse_settings(data: Mapping, fail) -> dict[str, Any]:
         if data["capacity_knowledge"] not in ("exact", "pushsum"):
             raise fail("capacity_knowledge", f"must be \"exact\" or \"pushsum\", got {data['capacity_knowledge']!r}")
         s["capacity_knowledge"] = data["capacity_knowledge"]
+    for key, choices in (("gradient", ("toolbox", "stamped")), ("gini_neighbours", ("gradient", "overlay"))):
+        if key in data:
+            if data[key] not in choices:
+                raise fail(key, f"must be one of {', '.join(repr(c) for c in choices)}, got {data[key]!r}")
+            s[key] = data[key]
     if "idle_gossip" in data:
         if not isinstance(data["idle_gossip"], bool):
             raise fail("idle_gossip", f"must be true or false, got {data['idle_gossip']!r}")

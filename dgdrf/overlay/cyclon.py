@@ -47,6 +47,9 @@ class Cyclon(Role):
         self.cycle = 0
         self._sent: dict[str, list[str]] = {}  # peer -> addresses sent to it in my last shuffle
         self.rnd = random.Random(0)
+        #: called at the start of every round with the whole view as (address, age,
+        #: profile): the samples Kompics's Croupier publishes to the protocols above it
+        self.listeners: list[Callable[[list[tuple[str, int, Any]]], None]] = []
 
     def setup(self) -> None:
         self.me = self.actor.address
@@ -87,6 +90,11 @@ class Cyclon(Role):
         """One Cyclon round, initiated by this node."""
         self.cycle += 1
         view = self.view
+        if self.listeners and view:
+            cycle, prof = self.cycle, self.profiles
+            published = [(a, cycle - birth, prof.get(a)) for a, birth in view.items()]
+            for listener in self.listeners:
+                listener(published)
         if not view:
             if self.bootstrap is not None:
                 self.actor.send(self.bootstrap, Join(self.c))

@@ -55,8 +55,89 @@ def default_memory(view_size: int) -> int:
     return 4 * view_size + 16
 
 
-class Gradient(Role):
-    """The gradient overlay of one node."""
+class GradientBase(Role):
+    """What every gradient offers its host, whatever keeps its view: the view (address ->
+    (utility, freshness)), the centre test of eq. 3.11 and the validation of 3.3.1.
+
+    ``sample`` is the view as the host application sees it: the live view here; the
+    toolbox gradient publishes a copy once per period, as Kompics does."""
+
+    view: dict[str, tuple[float, int]]
+    utility: Callable[[], float]
+    validation_timeout: float
+
+    def _init_queries(self, validation_timeout: float) -> None:
+        self.validation_timeout = validation_timeout
+        self._checks: dict[int, Callable[[bool], None]] = {}
+        self._check_seq = 0
+        #: seconds after start at which the node stops exchanging (a frozen gradient, as
+        #: DDRF-gradient uses it); None: run for ever
+        self.stop_after: float | None = None
+
+    @property
+    def sample(self) -> dict[str, tuple[float, int]]:
+        return self.view
+
+    # -- queries ---------------------------------------------------------------------
+    def neighbours(self) -> list[str]:
+        return list(self.sample)
+
+    def is_centre(self) -> bool:
+        """Eq. 3.11: every neighbour's (last known) utility is below mine."""
+        sample = self.sample
+        if not sample:
+            return False
+        own = self.utility()
+        return all(u < own for u, _ in sample.values())
+
+    def lowest_neighbour(self) -> str | None:
+        """The neighbour with the lowest known utility (ties: first in view order)."""
+        sample = self.sample
+        return min(sample, key=lambda a: sample[a][0]) if sample else None
+
+    # -- centre validation (thesis 3.3.1) ---------------------------------------------------
+    def validate_centre(self, done: Callable[[bool], None]) -> None:
+        """Send (S \\ {p}) u {self} to the lowest neighbour p; ``done(ok)`` gets p's verdict
+        (False after ``validation_timeout`` seconds without an answer).
+
+        Neighbours of utility -inf (servers without users, eq. 4.2) take no part: they
+        are not in the race for the centre, and when fewer than P nodes have users the
+        centre's view must hold some of them. With no finite neighbour at all, this node
+        is the only one with users it knows of, and the check passes at once."""
+        finite = self._finite_view()
+        if not self.sample:
+            done(False)
+            return
+        if not finite:
+            done(True)
+            return
+        p = min(finite, key=finite.get)
+        self._check_seq += 1
+        cid = self._check_seq
+        self._checks[cid] = done
+        nodes = sorted((set(finite) - {p}) | {self.actor.address})
+        self.actor.send(p, CentreCheck(nodes, cid))
+        self.actor.after(self.validation_timeout, self._expire, cid)
+
+    def _finite_view(self) -> dict[str, float]:
+        return {a: u for a, (u, _) in self.sample.items() if u != -math.inf}
+
+    def _expire(self, cid: int) -> None:
+        done = self._checks.pop(cid, None)
+        if done is not None:
+            done(False)
+
+    def on_CentreCheck(self, src: str, msg: CentreCheck) -> None:
+        self.actor.send(src, CentreAck(msg.check_id, set(msg.nodes) == set(self._finite_view())))
+
+    def on_CentreAck(self, src: str, msg: CentreAck) -> None:
+        done = self._checks.pop(msg.check_id, None)
+        if done is not None:
+            done(bool(msg.ok))
+
+
+class Gradient(GradientBase):
+    """The gradient overlay of one node (stamped descriptors, optional memory)."""
 
     def __init__(
         self,
@@ -78,21 +159,16 @@ class Gradient(Role):
         self.period = period
         self.sampler = sampler
         self.candidates = view_size if candidates is None else candidates
-        self.validation_timeout = validation_timeout
+        self._init_queries(validation_timeout)
         self.idle_quiet = idle_quiet
         self.view: dict[str, tuple[float, int]] = {}  # address -> (utility, stamp)
         self.stamp = 0
-        self._checks: dict[int, Callable[[bool], None]] = {}
-        self._check_seq = 0
         self._tiebreak: dict[str, int] = {}
         self._fresh: dict[str, tuple[float, int]] = {}  # freshest stamped descriptor heard, LRU
         self._fresh_limit = default_memory(view_size) if memory is None else memory
         self._awaiting: str | None = None  # the partner of the last exchange, until it answers
         self._suspects: dict[str, int] = {}  # silent partners -> newest stamp held of them
         self.rnd = random.Random(0)
-        #: seconds after start at which the node stops exchanging (a frozen gradient, as
-        #: DDRF-gradient uses it); None: run for ever
-        self.stop_after: float | None = None
 
     def setup(self) -> None:
         self.me = self.actor.address
@@ -103,21 +179,6 @@ class Gradient(Role):
         timer = self.actor.every(self.period, self.exchange, first=self.rnd.uniform(0.0, self.period))
         if self.stop_after is not None:
             self.actor.after(self.stop_after, timer.cancel)
-
-    # -- queries ---------------------------------------------------------------------
-    def neighbours(self) -> list[str]:
-        return list(self.view)
-
-    def is_centre(self) -> bool:
-        """Eq. 3.11: every neighbour's (last known) utility is below mine."""
-        if not self.view:
-            return False
-        own = self.utility()
-        return all(u < own for u, _ in self.view.values())
-
-    def lowest_neighbour(self) -> str | None:
-        """The neighbour with the lowest known utility (ties: first in view order)."""
-        return min(self.view, key=lambda a: self.view[a][0]) if self.view else None
 
     # -- exchange (thesis 4.4) -----------------------------------------------------------
     def _descriptor(self) -> tuple[float, int]:
@@ -219,43 +280,3 @@ class Gradient(Role):
             tb[addr] = zlib.crc32(addr.encode(), self._salt_crc)
         candidates = [(u, tb[a], a) for a, (u, _) in pool.items()]
         self.view = {a: pool[a] for a in most_preferred(self.utility(), candidates, self.P)}
-
-    # -- centre validation (thesis 3.3.1) ---------------------------------------------------
-    def validate_centre(self, done: Callable[[bool], None]) -> None:
-        """Send (S \\ {p}) u {self} to the lowest neighbour p; ``done(ok)`` gets p's verdict
-        (False after ``validation_timeout`` seconds without an answer).
-
-        Neighbours of utility -inf (servers without users, eq. 4.2) take no part: they
-        are not in the race for the centre, and when fewer than P nodes have users the
-        centre's view must hold some of them. With no finite neighbour at all, this node
-        is the only one with users it knows of, and the check passes at once."""
-        finite = self._finite_view()
-        if not self.view:
-            done(False)
-            return
-        if not finite:
-            done(True)
-            return
-        p = min(finite, key=finite.get)
-        self._check_seq += 1
-        cid = self._check_seq
-        self._checks[cid] = done
-        nodes = sorted((set(finite) - {p}) | {self.me})
-        self.actor.send(p, CentreCheck(nodes, cid))
-        self.actor.after(self.validation_timeout, self._expire, cid)
-
-    def _finite_view(self) -> dict[str, float]:
-        return {a: u for a, (u, _) in self.view.items() if u != -math.inf}
-
-    def _expire(self, cid: int) -> None:
-        done = self._checks.pop(cid, None)
-        if done is not None:
-            done(False)
-
-    def on_CentreCheck(self, src: str, msg: CentreCheck) -> None:
-        self.actor.send(src, CentreAck(msg.check_id, set(msg.nodes) == set(self._finite_view())))
-
-    def on_CentreAck(self, src: str, msg: CentreAck) -> None:
-        done = self._checks.pop(msg.check_id, None)
-        if done is not None:
-            done(bool(msg.ok))

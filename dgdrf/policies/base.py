@@ -18,6 +18,13 @@ if TYPE_CHECKING:
     from dgdrf.nodes.server import Server
 
 CAPACITY_KNOWLEDGE = ("exact", "pushsum")
+#: how a gradient keeps its view: as the Kompics toolbox the thesis used (ages, no memory),
+#: or with stamps and a memory of recently heard nodes (overlay/gradient.py)
+GRADIENTS = ("toolbox", "stamped")
+#: whose utilities PDGDRF's Gini test (eq. 4.7) takes: the gradient view S_l (alg. 6), or
+#: also the peer-sampling view (the other neighbours a Kompics node hears utilities from)
+GINI_NEIGHBOURS = ("gradient", "overlay")
+DEFAULT_OLD_THRESHOLD = 100  # the toolbox's reference configuration
 
 
 @dataclass(frozen=True)
@@ -47,6 +54,9 @@ class PolicyOptions:
     gradient_period: float | None = None  # default: one exchange per allocation tick
     idle_gossip: bool = True  # servers without users start gradient exchanges (False: only answer)
     gradient_memory: int | None = None  # nodes remembered beyond the gradient view; None: the policy's default
+    gradient: str | None = None  # "toolbox" or "stamped"; None: the policy's default
+    gradient_old_threshold: int = DEFAULT_OLD_THRESHOLD  # toolbox: age at which the oldest entry leaves
+    gini_neighbours: str = "gradient"  # PDGDRF's Gini over the gradient view, or the whole overlay
 
     @property
     def gradient_every(self) -> float:

@@ -23,7 +23,7 @@ import math
 from collections.abc import Callable
 
 from dgdrf.nodes.protocol import TaskRequest
-from dgdrf.overlay.gradient import Gradient
+from dgdrf.overlay.gradient import GradientBase
 from dgdrf.policies.distributed import DistributedPolicy
 from dgdrf.policies.local import HomeUsers, TaskDesk
 from dgdrf.policies.messages import ShareReply, ShareRequest
@@ -131,10 +131,10 @@ class DdrfGradient(DistributedPolicy):
 
     def server_roles(self, server) -> list[Role]:
         roles, cyclon, desk = self.common_roles(server)
-        holder: list[Gradient] = []
+        holder: list[GradientBase] = []
         sched = DdrfScheduler(desk, lambda: holder[0].neighbours() or cyclon.sample(self.options.neighbors), self.options.neighbors)
         # eq. 4.2 during warm-up: 0 with users (nobody has a task yet), -inf without
-        gradient = Gradient(lambda: 0.0 if sched.home.users else -math.inf, self.options.neighbors, self.options.gradient_every, sampler=cyclon, memory=self.options.gradient_memory)
+        gradient = self.make_gradient(lambda: 0.0 if sched.home.users else -math.inf, cyclon)
         holder.append(gradient)
         gradient.stop_after = self.options.warmup  # frozen once allocation starts
         roles += [gradient, sched]

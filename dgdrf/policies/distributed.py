@@ -4,8 +4,12 @@ tasks through a :class:`~dgdrf.policies.local.TaskDesk`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from dgdrf.nodes.gateway import HomeRouting, Routing
 from dgdrf.overlay.cyclon import Cyclon
+from dgdrf.overlay.gradient import Gradient, GradientBase
+from dgdrf.overlay.toolbox_gradient import ToolboxGradient
 from dgdrf.overlay.pushsum import PushSum
 from dgdrf.policies.base import AnnounceCapacity, Policy
 from dgdrf.policies.local import CapacityKnowledge, TaskDesk
@@ -33,3 +37,14 @@ class DistributedPolicy(Policy):
         desk = TaskDesk(knowledge, sampler=cyclon)
         roles.append(desk)
         return roles, cyclon, desk
+
+    #: the gradient a policy runs unless ``--gradient`` says otherwise
+    default_gradient = "toolbox"
+
+    def make_gradient(self, utility: Callable[[], float], cyclon: Cyclon) -> GradientBase:
+        """The gradient overlay (thesis 4.3-4.5) of the kind the options or the policy
+        choose: the Kompics toolbox's, as the thesis ran it, or the stamped one."""
+        o = self.options
+        if (o.gradient or self.default_gradient) == "toolbox":
+            return ToolboxGradient(utility, o.neighbors, o.gradient_every, sampler=cyclon, old_threshold=o.gradient_old_threshold, idle_quiet=not o.idle_gossip)
+        return Gradient(utility, o.neighbors, o.gradient_every, sampler=cyclon, idle_quiet=not o.idle_gossip, memory=o.gradient_memory)

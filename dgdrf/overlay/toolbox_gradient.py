@@ -1,0 +1,157 @@
+"""The gradient as the thesis ran it: the Kompics toolbox's (thesis 4.4, its ref. [16]).
+
+Östman built DGDRF and PDGDRF on the gradient component of the Kompics toolbox
+(KompicsToolbox, ``se.sics.ktoolbox.gradient``: GradientComp, GradientView). This role
+keeps a view the way that component does, so the emulated policies see the views the
+thesis's policies saw, staleness included:
+
+- Descriptors carry an *age*, not a stamp: every entry of the view ages by one when the
+  node starts a round and when it answers a request; a node describes itself at age 0. A
+  descriptor replaces the one held only if it is strictly younger.
+- Each period the node publishes its view to the application (the scheduler decides on
+  that copy until the next period), picks a partner uniformly at random from its view
+  (the toolbox's soft-max at temperature 500 is uniform to within 2 %), and sends it its
+  own descriptor and its view; the partner answers in kind. Both merge what they got:
+  the entries, then the sender's own descriptor, each merge dropping the single oldest
+  entry if its age reached ``old_threshold`` and then the least preferred by eq. 3.9
+  until P remain. A partner that does not answer within half a period is dropped.
+- Peer sampling (Croupier there, Cyclon here) hands the gradient its whole view at every
+  round, with Cyclon's ages and the utilities those descriptors carried when they were
+  made; they are merged like any other entries. Cyclon ages count Cyclon rounds and
+  gradient ages count exchanges, yet the toolbox compares them directly, so a sampled
+  descriptor often looks younger than the gradient's own although its utility is older.
+
+Against :class:`~dgdrf.overlay.gradient.Gradient` (stamps that order descriptors by how
+recent they really are, and a memory of recently heard nodes) this view is staler and
+churns: entries past ``old_threshold`` leave it, and random sampled nodes take their
+place until better ones are heard of again.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import zlib
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from dgdrf.overlay.cyclon import Cyclon
+from dgdrf.overlay.gradient import GradientBase, most_preferred
+from dgdrf.overlay.messages import GradientReply, GradientShuffle
+
+#: the toolbox's reference configuration (overlay-mngr example reference.conf)
+DEFAULT_OLD_THRESHOLD = 100
+
+
+class ToolboxGradient(GradientBase):
+    """The Kompics toolbox gradient of one node (``stamp`` fields on the wire are ages)."""
+
+    def __init__(
+        self,
+        utility: Callable[[], float],
+        view_size: int = 4,
+        period: float = 1.0,
+        sampler: Cyclon | None = None,
+        old_threshold: int = DEFAULT_OLD_THRESHOLD,
+        validation_timeout: float = 1.0,
+        idle_quiet: bool = False,
+    ) -> None:
+        if view_size < 1:
+            raise ValueError(f"gradient view size must be at least 1, got {view_size}")
+        if old_threshold < 1:
+            raise ValueError(f"gradient old threshold must be at least 1, got {old_threshold}")
+        self.utility = utility
+        self.P = view_size
+        self.period = period
+        self.sampler = sampler
+        self.old_threshold = old_threshold
+        self.idle_quiet = idle_quiet
+        self._init_queries(validation_timeout)
+        #: address -> (utility, birth); an entry's age is ``self.clock - birth``
+        self.view: dict[str, tuple[float, int]] = {}
+        self.clock = 0  # ageing events so far (own rounds and requests answered)
+        self._published: dict[str, tuple[float, int]] = {}
+        self._awaiting: tuple[str, int] | None = None  # (partner, round) until it answers
+        self._round = 0
+        self._tiebreak: dict[str, int] = {}
+        self.rnd = random.Random(0)
+
+    def setup(self) -> None:
+        self.me = self.actor.address
+        self._salt_crc = zlib.crc32(self.me.encode())
+        self.rnd = random.Random(int(self.actor.rng.integers(2**62)))
+        if self.sampler is not None:
+            if self.sampler.profile is None:
+                self.sampler.profile = self.utility  # publish utilities through peer sampling
+            self.sampler.listeners.append(self.on_sample)
+        timer = self.actor.every(self.period, self.exchange, first=self.rnd.uniform(0.0, self.period))
+        if self.stop_after is not None:
+            self.actor.after(self.stop_after, timer.cancel)
+
+    @property
+    def sample(self) -> dict[str, tuple[float, int]]:
+        """The view as last published to the application (once per period)."""
+        return self._published
+
+    # -- the exchange (GradientComp's shuffle cycle, request and response) ----------------
+    def _entries(self) -> list[list]:
+        clock = self.clock
+        return [[a, u, clock - birth] for a, (u, birth) in self.view.items()]
+
+    def exchange(self) -> None:
+        """One round: publish the view, age it, and send it to a random neighbour."""
+        self._published = dict(self.view)
+        if self.idle_quiet and self.utility() == -math.inf:
+            return
+        if not self.view:
+            return  # disconnected until peer sampling offers nodes
+        partner = self.rnd.choice(list(self.view))
+        self.clock += 1
+        self._round += 1
+        self._awaiting = (partner, self._round)
+        self.actor.send(partner, GradientShuffle(self.utility(), 0, self._entries()))
+        self.actor.after(self.period / 2, self._timeout, partner, self._round)
+
+    def _timeout(self, partner: str, round_: int) -> None:
+        if self._awaiting == (partner, round_):
+            self._awaiting = None
+            self.view.pop(partner, None)
+
+    def on_GradientShuffle(self, src: str, msg: GradientShuffle) -> None:
+        self.clock += 1
+        self.actor.send(src, GradientReply(self.utility(), 0, self._entries()))
+        self._merge(msg.entries)
+        self._merge(((src, msg.utility, msg.stamp),))
+
+    def on_GradientReply(self, src: str, msg: GradientReply) -> None:
+        if self._awaiting is None or self._awaiting[0] != src:
+            return  # late: the request timed out
+        self._awaiting = None
+        self._merge(msg.entries)
+        self._merge(((src, msg.utility, msg.stamp),))
+
+    def on_sample(self, published: list[tuple[str, int, Any]]) -> None:
+        """Peer sampling's view, merged with its own ages (Croupier samples)."""
+        self._merge([(a, u, age) for a, age, u in published if isinstance(u, (int, float)) and not isinstance(u, bool)])
+
+    # -- GradientView.merge ----------------------------------------------------------------
+    def _merge(self, entries: Iterable[tuple[str, float, int] | list]) -> None:
+        view, me, clock = self.view, self.me, self.clock
+        for addr, u, age in entries:
+            if addr == me:
+                continue
+            birth = clock - age
+            held = view.get(addr)
+            if held is None or held[1] < birth:  # strictly younger replaces
+                view[addr] = (u, birth)
+        if not view:
+            return
+        oldest = min(view, key=lambda a: view[a][1])
+        if clock - view[oldest][1] >= self.old_threshold:
+            del view[oldest]
+        if len(view) > self.P:
+            tb = self._tiebreak
+            for addr in view.keys() - tb.keys():
+                tb[addr] = zlib.crc32(addr.encode(), self._salt_crc)
+            keep = most_preferred(self.utility(), [(u, tb[a], a) for a, (u, _) in view.items()], self.P)
+            self.view = {a: view[a] for a in keep}
