@@ -33,6 +33,7 @@ import math
 import random
 import zlib
 from collections.abc import Callable, Iterable
+from operator import itemgetter
 from typing import Any
 
 from dgdrf.overlay.cyclon import Cyclon
@@ -41,6 +42,7 @@ from dgdrf.overlay.messages import GradientReply, GradientShuffle
 
 #: the toolbox's reference configuration (overlay-mngr example reference.conf)
 DEFAULT_OLD_THRESHOLD = 100
+_birth = itemgetter(1)
 
 
 class ToolboxGradient(GradientBase):
@@ -146,9 +148,9 @@ class ToolboxGradient(GradientBase):
                 view[addr] = (u, birth)
         if not view:
             return
-        oldest = min(view, key=lambda a: view[a][1])
-        if clock - view[oldest][1] >= self.old_threshold:
-            del view[oldest]
+        first_birth = min(map(_birth, view.values()))
+        if clock - first_birth >= self.old_threshold:  # the oldest (first in view order) leaves
+            del view[next(a for a, d in view.items() if d[1] == first_birth)]
         if len(view) > self.P:
             tb = self._tiebreak
             for addr in view.keys() - tb.keys():

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from dgdrf.nodes.gateway import Routing
 from dgdrf.nodes.protocol import RegisterServer
+from dgdrf.overlay.toolbox_gradient import DEFAULT_OLD_THRESHOLD
 from dgdrf.runtime.actor import Role
 
 if TYPE_CHECKING:
@@ -24,7 +25,6 @@ GRADIENTS = ("toolbox", "stamped")
 #: whose utilities PDGDRF's Gini test (eq. 4.7) takes: the gradient view S_l (alg. 6), or
 #: also the peer-sampling view (the other neighbours a Kompics node hears utilities from)
 GINI_NEIGHBOURS = ("gradient", "overlay")
-DEFAULT_OLD_THRESHOLD = 100  # the toolbox's reference configuration
 
 
 @dataclass(frozen=True)
