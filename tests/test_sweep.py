@@ -51,7 +51,9 @@ def test_bad_sweep_files_are_rejected_naming_the_field(tmp_path, body, fragment)
 def test_grid_expands_every_combination_with_stable_distinct_keys(tmp_path):
     spec = load_sweep(sweep_file(tmp_path, GRID + "gossip_period = [0.1, 0.05]\n"))
     runs = spec.runs()
-    assert len(runs) == 3 * 2 * 2 * 2 * 2
+    # dgdrf at both neighbour counts; drf and fifo (centralized) once, at the first
+    assert len(runs) == (2 + 1 + 1) * 2 * 2 * 2
+    assert {r.params["neighbors"] for r in runs if r.params["policy"] == "drf"} == {2}
     assert len({r.key for r in runs}) == len(runs)
     assert {r.params["gradient_period"] for r in runs} == {0.1, 0.05}  # the alias maps to the run parameter
     again = load_sweep(sweep_file(tmp_path, GRID + "gossip_period = [0.1, 0.05]\n"))
@@ -70,7 +72,7 @@ def test_a_changed_scenario_file_changes_the_run_keys(tmp_path):
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    """A 24-run sweep run once with two worker processes."""
+    """A 16-run sweep run once with two worker processes."""
     d = tmp_path_factory.mktemp("sweep")
     spec = load_sweep(sweep_file(d, GRID))
     out = d / "out"
@@ -80,9 +82,9 @@ def tiny(tmp_path_factory):
 
 def test_sweep_records_every_run_as_json_lines_and_csv(tiny):
     spec, out, outcome = tiny
-    assert (outcome.done, outcome.failed, outcome.total) == (24, 0, 24)
+    assert (outcome.done, outcome.failed, outcome.total) == (16, 0, 16)
     records, bad = read_records(out)
-    assert bad == 0 and len(records) == 24
+    assert bad == 0 and len(records) == 16
     for rec in records:
         assert set(rec) >= {"key", "sweep", "status", "params", "result", "error", "wall_s", "peak_rss_mb", "finished_at"}
         assert rec["status"] == "ok" and rec["result"]["invariant_violations"] == []
@@ -90,10 +92,10 @@ def test_sweep_records_every_run_as_json_lines_and_csv(tiny):
         assert {rec["result"][k] for k in ("policy", "neighbors", "seed")} == {rec["params"][k] for k in ("policy", "neighbors", "seed")}
     with (out / "results.csv").open() as fh:
         rows = list(csv.DictReader(fh))
-    assert len(rows) == 24
+    assert len(rows) == 16
     assert set(RESULT_COLUMNS) | {"key", "status", "policy", "neighbors", "seed", "servers", "users", "dataset", "peak_rss_mb"} <= set(rows[0])
     manifest = json.loads((out / "sweep.json").read_text())
-    assert manifest["name"] == "t" and manifest["runs"] == 24 and manifest["sessions"][0]["runs_done"] == 24
+    assert manifest["name"] == "t" and manifest["runs"] == 16 and manifest["sessions"][0]["runs_done"] == 16
 
 
 def test_a_sweep_run_equals_the_same_run_alone(tiny):
@@ -107,7 +109,7 @@ def test_a_sweep_run_equals_the_same_run_alone(tiny):
 def test_rerunning_a_finished_sweep_does_nothing(tiny):
     spec, out, _ = tiny
     again = run_sweep(spec, out, workers=2, progress=False)
-    assert (again.done, again.skipped) == (0, 24)
+    assert (again.done, again.skipped) == (0, 16)
 
 
 def test_resume_after_a_partial_sweep_and_a_line_cut_mid_write(tmp_path):
@@ -195,6 +197,10 @@ def test_report_writes_figures_tables_and_the_thesis_relations(tiny, tmp_path):
     assert "## Thesis relations on these results" in md
     assert "| google-2011-6x4 | dgdrf makes no errors, at every neighbour count | max error ratio 0.0 % over 4 runs | yes |" in md
     assert "median of 2 seeds (1, 2)" in md
+    # drf ran once per seed (at 2 neighbours) and stands for every neighbour count
+    table = md[md.index("| neighbours | drf |"):].split("\n\n")[0].splitlines()
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ")[1] for line in table[2:]}
+    assert set(rows) == {"2", "3"} and rows["2"] == rows["3"]
     for name in files - {"report.md"}:
         assert f"({name})" in md  # every figure is linked from the markdown
         assert (tmp_path / "report" / name).read_bytes()[:4] == b"\x89PNG"

@@ -114,12 +114,19 @@ class SweepSpec:
 
     def runs(self) -> list[RunSpec]:
         """Every combination, most expensive first (a longer run started last would
-        leave a core idle at the end)."""
+        leave a core idle at the end). A centralized policy does not use the overlay, so
+        it runs once, at the first neighbour count, whatever the list (the report draws
+        that run at every neighbour count)."""
         from dgdrf.emulation import RunConfig
 
         names = sorted(self.params)
         runs = []
-        for ds, policy, nb, seed, *values in product(self.datasets, self.policies, self.neighbors, self.seeds, *(self.params[n] for n in names)):
+        combos = (
+            (ds, policy, nb, seed, *values)
+            for ds, policy, seed, *values in product(self.datasets, self.policies, self.seeds, *(self.params[n] for n in names))
+            for nb in (self.neighbors if uses_neighbors(policy) else self.neighbors[:1])
+        )
+        for ds, policy, nb, seed, *values in combos:
             extra = dict(zip(names, values))
             params = {**ds.params(), "policy": policy, "neighbors": nb, "seed": seed, **extra}
             try:
@@ -141,6 +148,13 @@ class SweepSpec:
             "datasets": [ds.params() | ({"path": str(ds.path)} if ds.path else {}) for ds in self.datasets],
             "params": self.params,
         }
+
+
+def uses_neighbors(policy: str) -> bool:
+    """Whether a policy's results depend on the overlay's neighbour count."""
+    from dgdrf.policies import POLICIES
+
+    return POLICIES[policy].distributed
 
 
 def run_key(params: dict[str, Any]) -> str:
