@@ -30,6 +30,7 @@ class OracleResult:
 
 def _ledger_for(scenario: Scenario) -> AllocationLedger:
     ledger = AllocationLedger(len(scenario.resources))
+    ledger.reserve(len(scenario.servers), len(scenario.users))
     for s in scenario.servers:
         ledger.add_server(s.id, s.capacity)
     for u in scenario.users:

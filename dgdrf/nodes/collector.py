@@ -56,6 +56,7 @@ class Collector:
 
     def __post_init__(self) -> None:
         self.ledger = AllocationLedger(len(self.scenario.resources))
+        self.ledger.reserve(len(self.scenario.servers), len(self.scenario.users))  # no spare room
         for s in self.scenario.servers:
             self.ledger.add_server(s.id, s.capacity)
         for u in self.scenario.users:
