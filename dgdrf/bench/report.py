@@ -29,6 +29,17 @@ POLICY_ORDER = ("drf", "drf-bestfit", "fifo", "probes", "ddrf-random", "ddrf-gra
 TOLERANCES = (("exact", "exact"), ("0.01", "1 %"), ("0.05", "5 %"), ("0.10", "10 %"), ("0.15", "15 %"))
 
 
+#: run parameters that make a variant of a policy (figure series, relation checks), with
+#: the value that is no variant
+VARIANT_PARAMS = {"gini_neighbours": "gradient", "gradient": None, "gradient_memory": None}
+
+
+def _variant(r: dict) -> str:
+    """The policy of a row, with the variant parameters it ran with (if not the default)."""
+    extras = [f"{k}={r[k]}" for k, default in VARIANT_PARAMS.items() if r.get(k) is not None and r.get(k) != default]
+    return r["policy"] + (f" ({', '.join(extras)})" if extras else "")
+
+
 def _policy_rank(p: str) -> tuple[int, str]:
     return (POLICY_ORDER.index(p) if p in POLICY_ORDER else len(POLICY_ORDER), p)
 
@@ -313,8 +324,8 @@ class Report:
             sel = [(r, q, x) for r, q, x in pairs if r[pk] == panel]
             series: dict[tuple, dict[float, list[float]]] = defaultdict(lambda: defaultdict(list))
             for r, q, x in sel:
-                series[(r["policy"], r["neighbors"])][x].append(q)
-            for (policy, nb), pts in sorted(series.items(), key=lambda kv: (_policy_rank(kv[0][0]), kv[0][1])):
+                series[(_variant(r), r["neighbors"])][x].append(q)
+            for (policy, nb), pts in sorted(series.items(), key=lambda kv: (_policy_rank(kv[0][0].split(" ")[0]), kv[0])):
                 xs = sorted(pts)
                 st = [_stats(pts[x]) for x in xs]
                 line = ax.plot(xs, [s[0] for s in st], marker="o", label=f"{policy} / drf, P={nb}")[0]
@@ -385,15 +396,16 @@ class Report:
         checks: list[tuple[str, str, str, bool]] = []
         for dataset in self.runs.values("dataset"):
             rows = [r for r in self.runs.rows if r["dataset"] == dataset]
-            med = lambda p, key, nb=None: _stats([r[key] for r in rows if r["policy"] == p and (nb is None or r["neighbors"] == nb)])[0]  # noqa: E731
-            have = set(self.runs.values("policy", rows))
+            # each policy at its defaults; a variant (e.g. pdgdrf with gini_neighbours=overlay) is another "policy" here
+            med = lambda p, key, nb=None: _stats([r[key] for r in rows if _variant(r) == p and (nb is None or r["neighbors"] == nb)])[0]  # noqa: E731
+            have = {_variant(r) for r in rows}
             nbs = self.runs.values("neighbors", rows)
             tag = f"{dataset}"
             if {"dgdrf"} <= have:
-                errs = [r["error_ratio"] for r in rows if r["policy"] == "dgdrf"]
+                errs = [r["error_ratio"] for r in rows if _variant(r) == "dgdrf"]
                 checks.append((tag, "dgdrf makes no errors, at every neighbour count", f"max error ratio {_pct(max(errs))} over {len(errs)} runs", max(errs) == 0.0))
             if {"dgdrf", "drf"} <= have:
-                worst = min(med("dgdrf", "min_share", nb) for nb in nbs if any(r["policy"] == "dgdrf" and r["neighbors"] == nb for r in rows))
+                worst = min(med("dgdrf", "min_share", nb) for nb in nbs if any(_variant(r) == "dgdrf" and r["neighbors"] == nb for r in rows))
                 drf = med("drf", "min_share")
                 checks.append((tag, "dgdrf's min share within a few percent of drf's", f"lowest median {worst:.4g} vs drf {drf:.4g} ({worst / drf - 1:+.1%})", worst >= 0.95 * drf))
             if {"pdgdrf", "drf"} <= have:
@@ -420,13 +432,14 @@ class Report:
             users = self.runs.values("users", sel)
             if len(users) < 2 or not {"drf", "pdgdrf"} <= set(self.runs.values("policy", sel)):
                 continue
-            ratio = {}
-            for u in users:
-                d = _stats([r["runtime_s"] for r in sel if r["users"] == u and r["policy"] == "drf"])[0]
-                p = _stats([r["runtime_s"] for r in sel if r["users"] == u and r["policy"] == "pdgdrf"])[0]
-                ratio[u] = p / d if d else float("nan")
-            first, last = ratio[users[0]], ratio[users[-1]]
-            checks.append((f"{servers} servers", "pdgdrf / drf run-time falls as users grow (fig. 5.11)", ", ".join(f"{u} users: {ratio[u]:.2f}" for u in users), last < first))
+            for variant in sorted({_variant(r) for r in sel if r["policy"] == "pdgdrf"}):
+                ratio = {}
+                for u in users:
+                    d = _stats([r["runtime_s"] for r in sel if r["users"] == u and r["policy"] == "drf"])[0]
+                    p = _stats([r["runtime_s"] for r in sel if r["users"] == u and _variant(r) == variant])[0]
+                    ratio[u] = p / d if d else float("nan")
+                first, last = ratio[users[0]], ratio[users[-1]]
+                checks.append((f"{servers} servers", f"{variant} / drf run-time falls as users grow (fig. 5.11)", ", ".join(f"{u} users: {ratio[u]:.2f}" for u in users), last < first))
         # fig. 5.12: more gradient exchanges per tick, shorter run-time relative to drf
         if len(self.runs.values("gradient_period")) >= 2:
             for dataset in self.runs.values("dataset"):
