@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import random
 import zlib
+from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable
 
 from dgdrf.overlay.cyclon import Cyclon
@@ -165,6 +166,10 @@ class Gradient(GradientBase):
         self.stamp = 0
         self._tiebreak: dict[str, int] = {}
         self._fresh: dict[str, tuple[float, int]] = {}  # freshest stamped descriptor heard, LRU
+        #: the remembered nodes as (utility, tie-break, address), kept sorted: selection
+        #: bisects at its own utility instead of scanning every remembered node
+        self._ranked: list[tuple[float, int, str]] = []
+        self._rank_key: dict[str, tuple[float, int, str]] = {}
         self._fresh_limit = default_memory(view_size) if memory is None else memory
         self._awaiting: str | None = None  # the partner of the last exchange, until it answers
         self._suspects: dict[str, int] = {}  # silent partners -> newest stamp held of them
@@ -232,7 +237,8 @@ class Gradient(GradientBase):
         held = [d[1] for d in (self.view.get(addr), self._fresh.get(addr)) if d is not None]
         self._suspects[addr] = max(held, default=NO_STAMP)
         self.view.pop(addr, None)
-        self._fresh.pop(addr, None)
+        if self._fresh.pop(addr, None) is not None:
+            self._unrank(addr)
 
     def _merge(self, src: str, utility: float, stamp: int, entries: list[list]) -> None:
         """Take the freshest descriptor of every node in the message, remember it (up to
@@ -254,10 +260,29 @@ class Gradient(GradientBase):
             if known is None or s > known[1]:
                 if known is not None:
                     del fresh[addr]  # re-inserted last: most recently refreshed
+                    self._unrank(addr)
                 fresh[addr] = (u, s)
+                self._rank(addr, u)
                 if len(fresh) > limit:
-                    del fresh[next(iter(fresh))]  # forget the least recently refreshed
+                    old = next(iter(fresh))
+                    del fresh[old]  # forget the least recently refreshed
+                    self._unrank(old)
         self._select(heard)
+
+    def _key(self, addr: str, u: float) -> tuple[float, int, str]:
+        t = self._tiebreak.get(addr)
+        if t is None:
+            t = self._tiebreak[addr] = zlib.crc32(addr.encode(), self._salt_crc)
+        return (u, t, addr)
+
+    def _rank(self, addr: str, u: float) -> None:
+        key = self._rank_key[addr] = self._key(addr, u)
+        insort(self._ranked, key)
+
+    def _unrank(self, addr: str) -> None:
+        key = self._rank_key.pop(addr)
+        ranked = self._ranked
+        del ranked[bisect_left(ranked, key)]
 
     def _select(self, heard: dict[str, tuple[float, int]] | None = None) -> None:
         """Keep the P most preferred (eq. 3.9) of the view, the remembered nodes and
@@ -267,39 +292,67 @@ class Gradient(GradientBase):
         Reconsidering remembered nodes lets a node that rose above us be found again
         without waiting for peer sampling to offer it.
 
-        This is :func:`most_preferred` inlined (the emulation's hottest loop): one pass
-        splits the pool into nodes above and below, each sorted only as needed."""
-        pool = dict(self._fresh)
-        get = pool.get
-        for addr, desc in self.view.items():
-            held = get(addr)
-            if held is None or desc[1] > held[1]:
-                pool[addr] = desc
-        if heard:
-            for addr, desc in heard.items():
-                held = get(addr)
+        The result is :func:`most_preferred` over that pool (the emulation's hottest
+        path, so computed without building the pool): the remembered nodes are kept
+        sorted, so the closest above this node's utility follow a bisection; the few
+        descriptors of the view and of ``heard`` that are not remembered, or fresher
+        than what is, are ranked beside them."""
+        fresh = self._fresh
+        extra: dict[str, tuple[float, int]] = {}  # pool entries that do not come from fresh
+        for source in (self.view, heard):
+            if not source:
+                continue
+            for addr, desc in source.items():
+                held = extra.get(addr)
+                if held is None:
+                    held = fresh.get(addr)
                 if held is None or desc[1] > held[1]:
-                    pool[addr] = desc
+                    extra[addr] = desc
         P = self.P
-        if len(pool) <= P:
+        if len(fresh) + sum(1 for a in extra if a not in fresh) <= P:
+            pool = dict(fresh)
+            pool.update(extra)
             self.view = pool
             return
         own = self.utility()
-        tb = self._tiebreak
-        higher: list[tuple[float, int, str]] = []
-        lower: list[tuple[float, int, str]] = []
-        for addr, desc in pool.items():
-            t = tb.get(addr)
-            if t is None:
-                t = tb[addr] = zlib.crc32(addr.encode(), self._salt_crc)
+        key = self._key
+        above = []
+        below = []
+        for addr, desc in extra.items():
             u = desc[0]
             if u >= own:
-                higher.append((u, t, addr))
+                above.append(key(addr, u))
             else:
-                lower.append((-u, t, addr))
-        higher.sort()
-        best = higher[:P]
+                below.append((-u, key(addr, u)[1], addr))
+        ranked = self._ranked
+        start = bisect_left(ranked, (own,))  # first remembered node at or above own utility
+        taken = 0
+        for i in range(start, len(ranked)):
+            k = ranked[i]
+            if k[2] in extra:
+                continue  # superseded by a fresher descriptor in extra
+            above.append(k)
+            taken += 1
+            if taken == P:
+                break
+        above.sort()
+        best = above[:P]
         if len(best) < P:
-            lower.sort()
-            best += lower[: P - len(best)]
-        self.view = {a: pool[a] for _, _, a in best}
+            need = P - len(best)
+            taken = 0
+            last_u = None
+            for i in range(start - 1, -1, -1):  # down from just below own utility
+                k = ranked[i]
+                if taken >= need and k[0] != last_u:
+                    break  # enough, and the group of equal utilities is complete
+                if k[2] in extra:
+                    continue
+                below.append((-k[0], k[1], k[2]))
+                taken += 1
+                last_u = k[0]
+            below.sort()
+            best += [(-u, t, a) for u, t, a in below[:need]]
+        view = {}
+        for _, _, addr in best:
+            view[addr] = extra[addr] if addr in extra else fresh[addr]
+        self.view = view
