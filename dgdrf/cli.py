@@ -12,10 +12,13 @@ import sys
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, NoReturn, Sequence
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence
 
 from dgdrf.errors import ConfigError, DgdrfError
 from dgdrf.model.scenario import MAX_LATENCY_MS, MAX_SECONDS
+
+if TYPE_CHECKING:  # imported where used: `dgdrf --help` stays quick
+    from dgdrf.emulation import RunConfig
 
 EXIT_BAD_INPUT = 2
 DEFAULT_COMPARISON = ("drf", "fifo")
@@ -441,7 +444,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     line = f"{spec.name}: {outcome.done} runs done in {outcome.wall_s:.1f} s ({outcome.failed} failed), {outcome.skipped} already recorded, {outcome.total} in the grid; results in {out}"
     print(line, file=sys.stderr)
     if outcome.interrupted:
-        print(f"dgdrf: interrupted; finished runs are recorded, run the same command again to resume", file=sys.stderr)
+        print("dgdrf: interrupted; finished runs are recorded, run the same command again to resume", file=sys.stderr)
         return 130
     if outcome.failed:
         print(f"dgdrf: error: {outcome.failed} run(s) failed; their errors are in {out / 'results.csv'} (rerun with --retry-failed)", file=sys.stderr)

@@ -63,17 +63,47 @@ class GradientBase(Role):
     ``sample`` is the view as the host application sees it: the live view here; the
     toolbox gradient publishes a copy once per period, as Kompics does."""
 
-    view: dict[str, tuple[float, int]]
-    utility: Callable[[], float]
-    validation_timeout: float
-
-    def _init_queries(self, validation_timeout: float) -> None:
+    def __init__(
+        self,
+        utility: Callable[[], float],
+        view_size: int,
+        period: float,
+        sampler: Cyclon | None,
+        validation_timeout: float,
+        idle_quiet: bool,
+    ) -> None:
+        if view_size < 1:
+            raise ValueError(f"gradient view size must be at least 1, got {view_size}")
+        self.utility = utility
+        self.P = view_size
+        self.period = period
+        self.sampler = sampler
         self.validation_timeout = validation_timeout
+        self.idle_quiet = idle_quiet
+        self.view: dict[str, tuple[float, int]] = {}  # address -> (utility, freshness)
+        self._tiebreak: dict[str, int] = {}
         self._checks: dict[int, Callable[[bool], None]] = {}
         self._check_seq = 0
+        self.rnd = random.Random(0)
         #: seconds after start at which the node stops exchanging (a frozen gradient, as
         #: DDRF-gradient uses it); None: run for ever
         self.stop_after: float | None = None
+
+    def setup(self) -> None:
+        """Publish utilities through peer sampling and start the periodic exchange (at a
+        random phase, so that nodes do not all exchange at once)."""
+        self.me = self.actor.address
+        self._salt_crc = zlib.crc32(self.me.encode())
+        self.rnd = random.Random(int(self.actor.rng.integers(2**62)))
+        if self.sampler is not None and self.sampler.profile is None:
+            self.sampler.profile = self.utility
+        timer = self.actor.every(self.period, self.exchange, first=self.rnd.uniform(0.0, self.period))
+        if self.stop_after is not None:
+            self.actor.after(self.stop_after, timer.cancel)
+
+    def exchange(self) -> None:
+        """One gradient round (each kind of gradient has its own)."""
+        raise NotImplementedError
 
     @property
     def sample(self) -> dict[str, tuple[float, int]]:
@@ -151,20 +181,11 @@ class Gradient(GradientBase):
         idle_quiet: bool = False,
         memory: int | None = None,
     ) -> None:
-        if view_size < 1:
-            raise ValueError(f"gradient view size must be at least 1, got {view_size}")
         if memory is not None and memory < 0:
             raise ValueError(f"gradient memory must be non-negative, got {memory}")
-        self.utility = utility
-        self.P = view_size
-        self.period = period
-        self.sampler = sampler
+        super().__init__(utility, view_size, period, sampler, validation_timeout, idle_quiet)
         self.candidates = view_size if candidates is None else candidates
-        self._init_queries(validation_timeout)
-        self.idle_quiet = idle_quiet
-        self.view: dict[str, tuple[float, int]] = {}  # address -> (utility, stamp)
-        self.stamp = 0
-        self._tiebreak: dict[str, int] = {}
+        self.stamp = 0  # view values: (utility, stamp)
         self._fresh: dict[str, tuple[float, int]] = {}  # freshest stamped descriptor heard, LRU
         #: the remembered nodes as (utility, tie-break, address), kept sorted: selection
         #: bisects at its own utility instead of scanning every remembered node
@@ -173,17 +194,6 @@ class Gradient(GradientBase):
         self._fresh_limit = default_memory(view_size) if memory is None else memory
         self._awaiting: str | None = None  # the partner of the last exchange, until it answers
         self._suspects: dict[str, int] = {}  # silent partners -> newest stamp held of them
-        self.rnd = random.Random(0)
-
-    def setup(self) -> None:
-        self.me = self.actor.address
-        self._salt_crc = zlib.crc32(self.me.encode())
-        self.rnd = random.Random(int(self.actor.rng.integers(2**62)))
-        if self.sampler is not None and self.sampler.profile is None:
-            self.sampler.profile = self.utility  # publish utilities through peer sampling
-        timer = self.actor.every(self.period, self.exchange, first=self.rnd.uniform(0.0, self.period))
-        if self.stop_after is not None:
-            self.actor.after(self.stop_after, timer.cancel)
 
     # -- exchange (thesis 4.4) -----------------------------------------------------------
     def _descriptor(self) -> tuple[float, int]:

@@ -30,7 +30,6 @@ place until better ones are heard of again.
 from __future__ import annotations
 
 import math
-import random
 import zlib
 from collections.abc import Callable, Iterable
 from operator import itemgetter
@@ -58,37 +57,20 @@ class ToolboxGradient(GradientBase):
         validation_timeout: float = 1.0,
         idle_quiet: bool = False,
     ) -> None:
-        if view_size < 1:
-            raise ValueError(f"gradient view size must be at least 1, got {view_size}")
         if old_threshold < 1:
             raise ValueError(f"gradient old threshold must be at least 1, got {old_threshold}")
-        self.utility = utility
-        self.P = view_size
-        self.period = period
-        self.sampler = sampler
+        super().__init__(utility, view_size, period, sampler, validation_timeout, idle_quiet)
         self.old_threshold = old_threshold
-        self.idle_quiet = idle_quiet
-        self._init_queries(validation_timeout)
-        #: address -> (utility, birth); an entry's age is ``self.clock - birth``
-        self.view: dict[str, tuple[float, int]] = {}
+        # view values: (utility, birth); an entry's age is ``self.clock - birth``
         self.clock = 0  # ageing events so far (own rounds and requests answered)
         self._published: dict[str, tuple[float, int]] = {}
         self._awaiting: tuple[str, int] | None = None  # (partner, round) until it answers
         self._round = 0
-        self._tiebreak: dict[str, int] = {}
-        self.rnd = random.Random(0)
 
     def setup(self) -> None:
-        self.me = self.actor.address
-        self._salt_crc = zlib.crc32(self.me.encode())
-        self.rnd = random.Random(int(self.actor.rng.integers(2**62)))
+        super().setup()
         if self.sampler is not None:
-            if self.sampler.profile is None:
-                self.sampler.profile = self.utility  # publish utilities through peer sampling
             self.sampler.listeners.append(self.on_sample)
-        timer = self.actor.every(self.period, self.exchange, first=self.rnd.uniform(0.0, self.period))
-        if self.stop_after is not None:
-            self.actor.after(self.stop_after, timer.cancel)
 
     @property
     def sample(self) -> dict[str, tuple[float, int]]:
