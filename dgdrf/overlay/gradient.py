@@ -319,21 +319,24 @@ class Gradient(GradientBase):
                 if held is None or desc[1] > held[1]:
                     extra[addr] = desc
         P = self.P
-        if len(fresh) + sum(1 for a in extra if a not in fresh) <= P:
+        if len(fresh) <= P and len(fresh) + sum(1 for a in extra if a not in fresh) <= P:
             pool = dict(fresh)
             pool.update(extra)
             self.view = pool
             return
         own = self.utility()
-        key = self._key
+        tb = self._tiebreak
         above = []
         below = []
         for addr, desc in extra.items():
             u = desc[0]
+            t = tb.get(addr)
+            if t is None:
+                t = tb[addr] = zlib.crc32(addr.encode(), self._salt_crc)
             if u >= own:
-                above.append(key(addr, u))
+                above.append((u, t, addr))
             else:
-                below.append((-u, key(addr, u)[1], addr))
+                below.append((-u, t, addr))
         ranked = self._ranked
         start = bisect_left(ranked, (own,))  # first remembered node at or above own utility
         taken = 0
