@@ -24,7 +24,7 @@ view alone the validation of 3.3.1 lets a wrong centre through at P = 2: two top
 and s that have not heard of each other both hold the same two lower neighbours {a, p}
 (a above p), and p, whose view is rightly {a, s}, confirms s's message {a, s} although r
 is higher (``--gradient toolbox`` on the embedded 30x10 at P = 2: 1 wrong allocation in
-about 2,800 for two seeds of three; 8 in 8,441 on thesis-100x20; none at P = 3, 4, 6;
+about 2,800 for two seeds of three; 9 in 8,441 on thesis-100x20; none at P = 3, 4, 6;
 bench/results/policies/). Validating with every neighbour closes that gap too, at +22 %
 run-time at P = 2 and +42 % at P = 4; the memory closes it without slowing the centre
 down as much.
