@@ -47,7 +47,8 @@ def _policy_rank(p: str) -> tuple[int, str]:
 def _fmt(v: float | None, digits: int = 4) -> str:
     if v is None or (isinstance(v, float) and not np.isfinite(v)):
         return "–"
-    return f"{v:.{digits}g}" if abs(v) < 1e5 else f"{v:,.0f}"
+    # large values as grouped integers: 4 significant digits would switch to e-notation
+    return f"{v:.{digits}g}" if abs(v) < 10 ** digits else f"{v:,.0f}"
 
 
 def _pct(v: float | None) -> str:
