@@ -27,7 +27,11 @@ is higher (``--gradient toolbox`` on the embedded 30x10 at P = 2: 1 wrong alloca
 about 2,800 for two seeds of three; 9 in 8,441 on thesis-100x20; none at P = 3, 4, 6;
 bench/results/policies/). Validating with every neighbour closes that gap too, at +22 %
 run-time at P = 2 and +42 % at P = 4; the memory closes it without slowing the centre
-down as much.
+down as much. But not on every instance with its default size: on thesis-200x40 at P = 2
+(seed 1) 4P + 16 = 24 remembered nodes let 5 wrong allocations in 12,119 through (4 of
+them within 1 % of the minimum share; none at P = 10); ``--gradient-memory 64`` (or 200)
+made none, at +15 % run-time (bench/results/dgdrf-memory-200x40/). The default stays
+until the whole grid can be rerun with a memory that grows with the system.
 
 Which neighbours PDGDRF's Gini test takes (``--gini-neighbours``): alg. 6 and eq. 4.7 say
 the gradient view S_l. With it, a server whose P neighbours are all above it (lower
