@@ -195,7 +195,9 @@ def test_report_writes_figures_tables_and_the_thesis_relations(tiny, tmp_path):
     assert "runtime_ratio_vs_users.png" in files  # fig. 5.11 needs users to vary
     md = path.read_text()
     assert "## Thesis relations on these results" in md
-    assert "| google-2011-6x4 | dgdrf makes no errors, at every neighbour count | max error ratio 0.0 % over 4 runs | yes |" in md
+    dgdrf_4 = [r for r in read_records(out)[0] if r["params"]["policy"] == "dgdrf" and r["params"]["users"] == 4]
+    allocations = sum(r["result"]["allocations"] for r in dgdrf_4)
+    assert f"| google-2011-6x4 | dgdrf makes no errors, at every neighbour count | 0 wrong of {allocations:,} allocations in 4 runs | yes |" in md
     assert "median of 2 seeds (1, 2)" in md
     # drf ran once per seed (at 2 neighbours) and stands for every neighbour count
     table = md[md.index("| neighbours | drf |"):].split("\n\n")[0].splitlines()
@@ -227,3 +229,24 @@ def test_parse_sweep_accepts_single_values_for_lists():
     spec = parse_sweep({"sweep": {"name": "one", "policies": "drf", "neighbors": 2, "seeds": 1, "servers": 4, "users": 2, "latency_ms": [1.0, 2.0]}})
     (run,) = spec.runs()
     assert run.params["latency_ms"] == [1.0, 2.0]
+
+
+def test_report_counts_a_single_wrong_dgdrf_allocation_as_a_failed_relation(tiny, tmp_path):
+    """One wrong allocation in thousands is still an error: the check counts them, it
+    does not round a ratio to "0.0 %"."""
+    _, out, _ = tiny
+    records, _ = read_records(out)
+    changed = tmp_path / "results"
+    changed.mkdir()
+    with (changed / "results.jsonl").open("w") as f:
+        hit = False
+        for rec in records:
+            p, res = rec["params"], rec["result"]
+            if not hit and p["policy"] == "dgdrf" and p["users"] == 4:
+                res["error_ratio"] = 1 / res["allocations"]
+                hit = True
+            f.write(json.dumps(rec) + "\n")
+    md = write_report(changed, tmp_path / "report").read_text()
+    assert "| google-2011-6x4 | dgdrf makes no errors, at every neighbour count | 1 wrong of " in md
+    line = next(x for x in md.splitlines() if x.startswith("| google-2011-6x4 | dgdrf makes no errors"))
+    assert line.endswith("| **no** |")
