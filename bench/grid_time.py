@@ -1,0 +1,67 @@
+"""How long the full thesis grid takes on this machine, from what is recorded.
+
+The thesis-100x20 half is measured in full. Of the thesis-200x40 half, the light
+policies are measured in full and dgdrf/pdgdrf in part: their missing runs are projected
+from the 100x20 runs with the same policy and neighbours, scaled by the median ratio of
+the matched pairs recorded on both halves. Two figures come out: the grid's messages
+divided by the bare runtime's delivery rate (bench/results/runtime.json: no policy or
+overlay work at all, so a lower bound on any sweep of this grid with this runtime), and
+the projected wall time at the rates the runs actually had.
+
+    python bench/grid_time.py
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+RESULTS = Path(__file__).parent / "results"
+GRADIENT = ("dgdrf", "pdgdrf")
+CORES = 2
+
+
+def load(name: str) -> list[dict]:
+    with (RESULTS / name / "results.jsonl").open() as f:
+        return [r for r in map(json.loads, f) if r.get("status") == "ok"]
+
+
+def run_id(r: dict) -> tuple:
+    p = r["params"]
+    return p["policy"], p["neighbors"], p["seed"]
+
+
+def main() -> None:
+    small, large = load("thesis-grid-100x20"), load("thesis-grid-200x40")
+    ceiling = json.loads((RESULTS / "runtime.json").read_text())["results"][0]["messages_per_s_median"]
+    by_id = {run_id(r): r for r in small}
+    done = {run_id(r) for r in large}
+    pairs = [(r, by_id[run_id(r)]) for r in large if r["params"]["policy"] in GRADIENT]
+    k_msgs = statistics.median(a["result"]["messages"]["total"] / b["result"]["messages"]["total"] for a, b in pairs)
+    k_wall = statistics.median(a["wall_s"] / b["wall_s"] for a, b in pairs)
+    missing = [r for r in small if r["params"]["policy"] in GRADIENT and run_id(r) not in done]
+
+    def msgs(rs: list[dict]) -> float:
+        return sum(r["result"]["messages"]["total"] for r in rs)
+
+    def wall(rs: list[dict]) -> float:
+        return sum(r["wall_s"] for r in rs)
+
+    m_small, w_small = msgs(small), wall(small)
+    m_large = msgs(large) + k_msgs * msgs(missing)
+    w_large = wall(large) + k_wall * wall(missing)
+    print(f"thesis-100x20: {len(small)} runs, {m_small / 1e6:,.0f} M messages, {w_small / 3600:.1f} core-h (measured)")
+    print(
+        f"thesis-200x40: {len(large)} runs measured, {len(missing)} projected from 100x20 "
+        f"(x{k_msgs:.2f} messages, x{k_wall:.2f} wall, medians of {len(pairs)} matched pairs): "
+        f"{m_large / 1e6:,.0f} M messages, {w_large / 3600:.1f} core-h"
+    )
+    total_m, total_w = m_small + m_large, w_small + w_large
+    print(f"full grid: {total_m / 1e6:,.0f} M messages")
+    print(f"  at the bare runtime's {ceiling:,.0f} messages/s per core on {CORES} cores: >= {total_m / ceiling / CORES / 60:,.0f} min")
+    print(f"  at the recorded runs' rates: {total_w / 3600:.1f} core-h, {total_w / CORES / 3600:.1f} h on {CORES} cores")
+
+
+if __name__ == "__main__":
+    main()
