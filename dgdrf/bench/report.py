@@ -12,6 +12,7 @@ work must reproduce, on these results, and says which hold.
 from __future__ import annotations
 
 import json
+import textwrap
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -162,9 +163,20 @@ class Report:
 
     def seeds_note(self, rows: list[dict]) -> str:
         seeds = self.runs.values("seed", rows)
-        if len(seeds) > 1:
-            return f"median of {len(seeds)} seeds ({', '.join(map(str, seeds))}); band: min–max"
-        return f"seed {seeds[0]}" if seeds else ""
+        if len(seeds) <= 1:
+            return f"seed {seeds[0]}" if seeds else ""
+        # a partly run grid: say which points rest on fewer seeds than the others
+        per_point: dict[tuple[str, Any], set] = {}
+        for r in rows:
+            per_point.setdefault((_variant(r), r.get("neighbors")), set()).add(r["seed"])
+        fewer: dict[tuple[str, int], list] = {}
+        for (variant, nb), got in sorted(per_point.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0)):
+            if len(got) < len(seeds):
+                fewer.setdefault((variant, len(got)), []).append(nb)
+        note = f"median of {'up to ' if fewer else ''}{len(seeds)} seeds ({', '.join(map(str, seeds))}); band: min–max"
+        if fewer:
+            note += "; " + ", ".join(f"{v} at P={'/'.join(map(str, nbs))}: {k} seed{'s' if k > 1 else ''}" for (v, k), nbs in fewer.items())
+        return note
 
     # -- sections -------------------------------------------------------------------------
     def header(self) -> None:
@@ -237,7 +249,7 @@ class Report:
                 ax.set_ylabel(ylabel)
                 if key == "error_ratio":
                     ax.yaxis.set_major_formatter(_percent_formatter())
-                ax.set_title(f"{title}\n{dataset}, {self.seeds_note(rows)}", fontsize=9)
+                ax.set_title("\n".join([title, *textwrap.wrap(f"{dataset}, {self.seeds_note(rows)}", 72)]), fontsize=9)
                 ax.grid(alpha=0.3)
                 ax.legend(fontsize=7, ncols=2)
                 self.save(fig, f"{key}_vs_neighbors_{dataset}.png", f"{title} against neighbours, {dataset}, {self.seeds_note(rows)} ({ref})")
@@ -338,7 +350,7 @@ class Report:
             if x_key == "users":
                 ax.xaxis.set_major_locator(_integer_locator())
             ax.set_ylabel("run-time / drf's run-time (lower is faster)")
-            ax.set_title(f"{panel} {pk}, {self.seeds_note([r for r, _, _ in sel])}", fontsize=9)
+            ax.set_title("\n".join(textwrap.wrap(f"{panel} {pk}, {self.seeds_note([r for r, _, _ in sel])}", 70)), fontsize=9)
             ax.grid(alpha=0.3)
             ax.legend(fontsize=7)
         slug = "users" if x_key == "users" else "gradient_rate"

@@ -28,9 +28,10 @@ about 2,800 for two seeds of three; 9 in 8,441 on thesis-100x20; none at P = 3, 
 bench/results/policies/). Validating with every neighbour closes that gap too, at +22 %
 run-time at P = 2 and +42 % at P = 4; the memory closes it without slowing the centre
 down as much. But not on every instance with its default size: on thesis-200x40 at P = 2
-(seed 1) 4P + 16 = 24 remembered nodes let 5 wrong allocations in 12,119 through (4 of
-them within 1 % of the minimum share; none at P = 10); ``--gradient-memory 64`` (or 200)
-made none, at +15 % run-time (bench/results/dgdrf-memory-200x40/). The default stays
+4P + 16 = 24 remembered nodes let 2, 5 and 6 wrong allocations in about 12,100 through
+on seeds 1-3 (all but one within 1 % of the minimum share; none at P = 6 or 10, seed 1);
+``--gradient-memory 64`` (or 200) made none on seed 1, at +15 % run-time
+(bench/results/dgdrf-memory-200x40/). The default stays
 until the whole grid can be rerun with a memory that grows with the system.
 
 Which neighbours PDGDRF's Gini test takes (``--gini-neighbours``): alg. 6 and eq. 4.7 say
