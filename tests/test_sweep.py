@@ -250,3 +250,12 @@ def test_report_counts_a_single_wrong_dgdrf_allocation_as_a_failed_relation(tiny
     assert "| google-2011-6x4 | dgdrf makes no errors, at every neighbour count | 1 wrong of " in md
     line = next(x for x in md.splitlines() if x.startswith("| google-2011-6x4 | dgdrf makes no errors"))
     assert line.endswith("| **no** |")
+
+
+def test_report_percentages_keep_a_small_non_zero_ratio_visible():
+    from dgdrf.bench.report import _pct
+
+    assert _pct(0.0) == "0.0 %"
+    assert _pct(5 / 12119) == "0.041 %"  # DGDRF's wrong allocations on thesis-200x40, P = 2
+    assert _pct(0.1016) == "10.2 %"
+    assert _pct(None) == "–"

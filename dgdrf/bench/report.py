@@ -53,7 +53,11 @@ def _fmt(v: float | None, digits: int = 4) -> str:
 
 
 def _pct(v: float | None) -> str:
-    return "–" if v is None else f"{100 * v:.1f} %"
+    """A ratio as a percentage; one decimal, except that a small non-zero ratio keeps two
+    significant digits (a few wrong allocations in 10,000 are not "0.0 %")."""
+    if v is None:
+        return "–"
+    return f"{100 * v:.2g} %" if 0 < abs(v) < 0.001 else f"{100 * v:.1f} %"
 
 
 class Runs:
@@ -249,10 +253,11 @@ class Report:
                 ax.set_ylabel(ylabel)
                 if key == "error_ratio":
                     ax.yaxis.set_major_formatter(_percent_formatter())
-                ax.set_title("\n".join([title, *textwrap.wrap(f"{dataset}, {self.seeds_note(rows)}", 72)]), fontsize=9)
+                note = f"{dataset}, {self.seeds_note(rows)}"
+                ax.set_title("\n".join([title, *textwrap.wrap(note, 72)]), fontsize=9)
                 ax.grid(alpha=0.3)
                 ax.legend(fontsize=7, ncols=2)
-                self.save(fig, f"{key}_vs_neighbors_{dataset}.png", f"{title} against neighbours, {dataset}, {self.seeds_note(rows)} ({ref})")
+                self.save(fig, f"{key}_vs_neighbors_{dataset}.png", f"{title} against neighbours, {note} ({ref})")
                 self.table(rows, key, extra, title, percent=key == "error_ratio")
 
     def table(self, rows: list[dict], key: str, extra: list[str], title: str, percent: bool = False) -> None:
@@ -424,9 +429,7 @@ class Report:
                 worst = min(med("dgdrf", "min_share", nb) for nb in nbs if any(_variant(r) == "dgdrf" and r["neighbors"] == nb for r in rows))
                 drf = med("drf", "min_share")
                 checks.append((tag, "dgdrf's min share within a few percent of drf's", f"lowest median {worst:.4g} vs drf {drf:.4g} ({worst / drf - 1:+.1%})", worst >= 0.95 * drf))
-            for pd in sorted(v for v in have if v.split(" ")[0] == "pdgdrf"):
-                if "drf" not in have:
-                    break
+            for pd in sorted(v for v in have if v.split(" ")[0] == "pdgdrf") if "drf" in have else []:
                 e = med(pd, "error_ratio")
                 checks.append((tag, f"{pd} makes errors (thesis: 5-64 %)", f"median error ratio {_pct(e)}", e > 0))
                 m, d = med(pd, "min_share"), med("drf", "min_share")
