@@ -8,7 +8,7 @@ divided by the bare runtime's delivery rate (bench/results/runtime.json: no poli
 overlay work at all, so a lower bound on any sweep of this grid with this runtime), and
 the projected wall time at the rates the runs actually had.
 
-    python bench/grid_time.py
+    python bench/grid_time.py > bench/results/grid-time.txt
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from pathlib import Path
 
 RESULTS = Path(__file__).parent / "results"
 GRADIENT = ("dgdrf", "pdgdrf")
-CORES = 2
 
 
 def load(name: str) -> list[dict]:
@@ -34,7 +33,8 @@ def run_id(r: dict) -> tuple:
 
 def main() -> None:
     small, large = load("thesis-grid-100x20"), load("thesis-grid-200x40")
-    ceiling = json.loads((RESULTS / "runtime.json").read_text())["results"][0]["messages_per_s_median"]
+    runtime = json.loads((RESULTS / "runtime.json").read_text())  # the rate and the cores it was measured on
+    ceiling, cores = runtime["results"][0]["messages_per_s_median"], runtime["machine"]["cpus"]
     by_id = {run_id(r): r for r in small}
     done = {run_id(r) for r in large}
     pairs = [(r, by_id[run_id(r)]) for r in large if r["params"]["policy"] in GRADIENT]
@@ -59,8 +59,8 @@ def main() -> None:
     )
     total_m, total_w = m_small + m_large, w_small + w_large
     print(f"full grid: {total_m / 1e6:,.0f} M messages")
-    print(f"  at the bare runtime's {ceiling:,.0f} messages/s per core on {CORES} cores: >= {total_m / ceiling / CORES / 60:,.0f} min")
-    print(f"  at the recorded runs' rates: {total_w / 3600:.1f} core-h, {total_w / CORES / 3600:.1f} h on {CORES} cores")
+    print(f"  at the bare runtime's {ceiling:,.0f} messages/s per core on {cores} cores: >= {total_m / ceiling / cores / 60:,.0f} min")
+    print(f"  at the recorded runs' rates: {total_w / 3600:.1f} core-h, {total_w / cores / 3600:.1f} h on {cores} cores")
 
 
 if __name__ == "__main__":
