@@ -257,3 +257,35 @@ def test_toolbox_gradient_converges_publishes_once_a_period_and_validates():
     run.clock.run(until=run.clock.now() + 0.5)
     assert verdicts == [True]
     assert all(len(x.view) <= 4 for x in run.gradient.values())
+
+
+# -- the stamped gradient's memory (overlay/gradient.py) ---------------------------------------
+def _bare_stamped(own: float, P: int = 2, memory: int = 3):
+    """A stamped Gradient outside any runtime, to check its merge and memory alone."""
+    import zlib
+
+    from dgdrf.overlay.gradient import Gradient
+
+    g = Gradient(lambda: own, view_size=P, memory=memory)
+    g.me = "me"
+    g._salt_crc = zlib.crc32(b"me")
+    return g
+
+
+def test_stamped_memory_is_not_spent_on_nodes_outside_the_gradient():
+    """How DGDRF erred on thesis-200x40 at P = 2 before: servers without users (utility
+    -inf, eq. 4.2; 160 of 200 there) filled the memory, a higher node r was forgotten, and
+    once the nodes between us and r fell below us we took ourselves for the centre."""
+    inf = float("inf")
+    g = _bare_stamped(own=-0.5, P=2, memory=3)
+    g._merge("r", -0.1, 5, [])
+    g._merge("a", -0.3, 5, [["b", -0.4, 5]])
+    assert set(g.view) == {"a", "b"}  # the closest above (eq. 3.9); r only remembered
+    for i in range(10):  # gossip from servers without users
+        g._merge(f"idle{i}", -inf, 1, [[f"idle{i}-peer", -inf, 1]])
+    assert set(g._fresh) == {"r", "a", "b"}
+    g._merge("a", -0.6, 6, [["b", -0.7, 6]])  # a and b allocated and fell below us
+    assert "r" in g.view and not g.is_centre()
+    g._merge("r", -inf, 6, [])  # r lost its users: it leaves the memory, not just the view
+    assert "r" not in g._fresh and all(k[2] != "r" for k in g._ranked)
+    assert g.is_centre()

@@ -19,13 +19,13 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from dgdrf.bench.sweep import SWEEP_JSON, flat_row, read_records
+from dgdrf.bench.sweep import SWEEP_JSON, flat_row, is_stale, read_records, revision_params
 from dgdrf.errors import ConfigError
 from dgdrf.model.resources import natural_key
 
 REPORT_MD = "report.md"
 #: parameters that identify a condition besides the data set, policy, neighbours and seed
-_IDENTITY = ("dataset", "servers", "users", "data_seed", "scenario_digest", "policy", "neighbors", "seed")
+_IDENTITY = ("dataset", "servers", "users", "data_seed", "scenario_digest", "policy", "neighbors", "seed", "stamped_gradient_revision")
 POLICY_ORDER = ("drf", "drf-bestfit", "fifo", "probes", "ddrf-random", "ddrf-gradient", "dgdrf", "pdgdrf")
 TOLERANCES = (("exact", "exact"), ("0.01", "1 %"), ("0.05", "5 %"), ("0.10", "10 %"), ("0.15", "15 %"))
 
@@ -153,7 +153,11 @@ class Report:
                 self.manifests.append({"_dir": str(d), "name": d.name})
         if not by_key:
             raise ConfigError(f"{', '.join(map(str, results_dirs))}: no results found (results.jsonl missing or empty); run `dgdrf sweep` first")
-        self.all = list(by_key.values())
+        #: runs recorded with code that has changed since (sweep.revision_params): left out
+        self.stale = [r for r in by_key.values() if is_stale(r)]
+        self.all = [r for r in by_key.values() if not is_stale(r)]
+        if not self.all:
+            raise ConfigError(f"{', '.join(map(str, results_dirs))}: every recorded run used code that has changed since ({len(self.stale)} runs); run the sweep again")
         self.failed = [r for r in self.all if r.get("status") != "ok"]
         self.runs = Runs(self.all)
         self.md: list[str] = []
@@ -194,6 +198,11 @@ class Report:
         grid = sum(m.get("runs", 0) for m in self.manifests)
         lines = [
             f"- runs: {len(self.runs.records)} succeeded, {len(self.failed)} failed" + (f", {self.unreadable} unreadable lines skipped" if self.unreadable else "") + (f" (grid: {grid})" if grid else ""),
+        ]
+        if self.stale:
+            changed = sorted({f"{r['params'].get('policy')}: {k} now {v}" for r in self.stale for k, v in revision_params(r["params"].get("policy", ""), r["params"]).items() if r["params"].get(k) != v})
+            lines.append(f"- left out: {len(self.stale)} runs recorded with code that has changed since ({'; '.join(changed)}); `dgdrf sweep` runs them again")
+        lines += [
             f"- policies: {listed('policy')}; neighbours: {listed('neighbors')}; seeds: {listed('seed')}",
             f"- data sets: {', '.join(f'{d} ' + self._size(d) for d in self.runs.values('dataset', every))}",
         ]

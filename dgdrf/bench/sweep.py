@@ -128,7 +128,7 @@ class SweepSpec:
         )
         for ds, policy, nb, seed, *values in combos:
             extra = dict(zip(names, values))
-            params = {**ds.params(), "policy": policy, "neighbors": nb, "seed": seed, **extra}
+            params = {**ds.params(), "policy": policy, "neighbors": nb, "seed": seed, **extra, **revision_params(policy, extra)}
             try:
                 RunConfig.from_settings({}, policy=policy, neighbors=nb, seed=seed, **extra).validate()
             except (ConfigError, TypeError, ValueError) as exc:
@@ -155,6 +155,30 @@ def uses_neighbors(policy: str) -> bool:
     from dgdrf.policies import POLICIES
 
     return POLICIES[policy].distributed
+
+
+def revision_params(policy: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The revisions of changed code a run of ``policy`` with ``params`` uses, as
+    parameters of the run. A change that alters a policy's results raises a revision, so
+    a run recorded before it has another key: a sweep runs it again and a report leaves
+    the old record out (:func:`is_stale`) instead of mixing old and new behaviour. Listed
+    are only the parts that changed after runs were recorded: the stamped gradient
+    (overlay/gradient.py REVISION), when a policy runs it with a memory."""
+    from dgdrf.overlay.gradient import REVISION
+    from dgdrf.policies import POLICIES
+
+    cls = POLICIES.get(policy)
+    if cls is None or not getattr(cls, "uses_gradient", False):
+        return {}
+    if (params.get("gradient") or cls.default_gradient) == "stamped" and params.get("gradient_memory") != 0:
+        return {"stamped_gradient_revision": REVISION}
+    return {}
+
+
+def is_stale(rec: dict[str, Any]) -> bool:
+    """Whether a recorded run used an older revision of code that has changed since."""
+    params = rec.get("params") or {}
+    return any(params.get(k) != v for k, v in revision_params(params.get("policy", ""), params).items())
 
 
 def run_key(params: dict[str, Any]) -> str:

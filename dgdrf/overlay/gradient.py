@@ -11,13 +11,27 @@ those are the P next-highest nodes. :meth:`validate_centre` runs the handshake o
 
 Descriptors carry the origin's own stamp, so fresher news about a node replaces staler
 news whichever neighbour relays it. Beyond the thesis's toolbox gradient (Kompics
-toolbox, which keeps only the view), a node may also remember the freshest descriptor of
-the ``memory`` nodes it heard of most recently (default 4P + 16), in view or not, and
-reconsider them at every selection: without that memory a node that dropped a neighbour
-after learning its utility fell would take it back from any peer still relaying the old,
-higher utility; and a node that rose above us would only be found again by chance,
-leaving room for a wrong centre that passes validation (seen with P = 2 in DGDRF).
-``memory=0`` is the toolbox's behaviour.
+toolbox, which keeps only the view), a node also remembers the freshest descriptor of
+nodes it heard of, in view or not, and reconsiders them at every selection: without that
+memory a node that dropped a neighbour after learning its utility fell would take it back
+from any peer still relaying the old, higher utility; and a node that rose above us would
+only be found again by chance, leaving room for a wrong centre that passes validation.
+
+What is remembered: only nodes of finite utility (a node of utility -inf, a server
+without users in eq. 4.2, is never above anyone who competes for the centre). A node of
+finite utility remembers every such node it hears of, by default; a node of utility -inf,
+which never allocates, the 4P + 16 it heard of most recently; ``memory=N`` bounds both to
+the N most recently refreshed; ``memory=0`` is the toolbox's behaviour. Why every one:
+when shares converge, the nodes with users form a tight pack whose order changes at
+every allocation, and the top of the pack is the node that has not allocated for the
+longest, and gossip relays it least (views are relayed, not memories, and the top is in
+the views of only the few nodes just below it that know of it). With P = 2 on
+thesis-200x40 (about 36 servers with users) a node that remembered only the 24 most
+recent could forget the true top and every node between; its lowest neighbour, equally
+unaware, confirmed its claim (3.3.1 checks the view, not the pack), and 2 to 6 of about
+12,100 allocations went to the wrong user. Remembering a stale descriptor is safe: in
+these runs a utility only falls, so stale news overstates a node and at worst delays a
+claim until fresher news arrives.
 """
 
 from __future__ import annotations
@@ -51,8 +65,16 @@ def most_preferred(own: float, candidates: Iterable[tuple[float, int, str]], P: 
     return [a for _, _, a in best]
 
 
+#: Raised whenever a change alters what the stamped gradient does, so that runs recorded
+#: with an older one are told apart (bench/sweep.py: revision_params). 2: no node of
+#: utility -inf is remembered, and by default a node with finite utility remembers every
+#: node of finite utility it hears of (1: any node, the 4P + 16 most recent).
+REVISION = 2
+
+
 def default_memory(view_size: int) -> int:
-    """How many recently heard nodes a gradient node remembers unless told otherwise."""
+    """How many recently heard nodes a node of utility -inf remembers unless told
+    otherwise (a node of finite utility remembers every node of finite utility)."""
     return 4 * view_size + 16
 
 
@@ -191,7 +213,10 @@ class Gradient(GradientBase):
         #: bisects at its own utility instead of scanning every remembered node
         self._ranked: list[tuple[float, int, str]] = []
         self._rank_key: dict[str, tuple[float, int, str]] = {}
-        self._fresh_limit = default_memory(view_size) if memory is None else memory
+        #: bound on remembered nodes; None: every node of finite utility while this node's
+        #: utility is finite, else ``_idle_limit``
+        self._fresh_limit = memory
+        self._idle_limit = default_memory(view_size)
         self._awaiting: str | None = None  # the partner of the last exchange, until it answers
         self._suspects: dict[str, int] = {}  # silent partners -> newest stamp held of them
 
@@ -254,6 +279,8 @@ class Gradient(GradientBase):
         """Take the freshest descriptor of every node in the message, remember it (up to
         ``memory`` nodes), then reselect."""
         me, fresh, limit = self.me, self._fresh, self._fresh_limit
+        if limit is None:  # the default: unbounded while this node competes for the centre
+            limit = self._idle_limit if len(fresh) >= self._idle_limit and self.utility() == -math.inf else math.inf
         suspects = self._suspects
         heard: dict[str, tuple[float, int]] = {}
         for addr, u, s in [[src, utility, stamp], *entries]:
@@ -271,9 +298,11 @@ class Gradient(GradientBase):
                 if known is not None:
                     del fresh[addr]  # re-inserted last: most recently refreshed
                     self._unrank(addr)
+                if u == -math.inf:
+                    continue  # outside the gradient: never above anyone, not worth a slot
                 fresh[addr] = (u, s)
                 self._rank(addr, u)
-                if len(fresh) > limit:
+                while len(fresh) > limit:
                     old = next(iter(fresh))
                     del fresh[old]  # forget the least recently refreshed
                     self._unrank(old)

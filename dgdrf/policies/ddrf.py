@@ -128,6 +128,7 @@ class DdrfRandom(DistributedPolicy):
 class DdrfGradient(DistributedPolicy):
     name = "ddrf-gradient"
     description = "DDRF, neighbours fixed from a gradient built during warm-up (thesis 4.3, eq. 4.2)"
+    uses_gradient = True
 
     def server_roles(self, server) -> list[Role]:
         roles, cyclon, desk = self.common_roles(server)

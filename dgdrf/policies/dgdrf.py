@@ -118,6 +118,7 @@ class GradientScheduler(HomeScheduler):
 
 class _GradientPolicy(DistributedPolicy):
     parallel: bool
+    uses_gradient = True
 
     def server_roles(self, server) -> list[Role]:
         roles, cyclon, desk = self.common_roles(server)

@@ -38,6 +38,8 @@ class DistributedPolicy(Policy):
         roles.append(desk)
         return roles, cyclon, desk
 
+    #: whether the policy's servers run a gradient overlay (:meth:`make_gradient`)
+    uses_gradient = False
     #: the gradient a policy runs unless ``--gradient`` says otherwise
     default_gradient = "toolbox"
 
