@@ -79,7 +79,7 @@ def _add_run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--idle-gossip", action=argparse.BooleanOptionalAction, default=None, help="whether servers without users start gradient exchanges (default: yes, as in the thesis; --no-idle-gossip: they only answer, about 2x fewer messages, slower convergence)")
     p.add_argument("--gradient-period", type=_positive_float, help="seconds between a server's gradient exchanges (default: the tick; thesis fig. 5.12 varies it)")
     p.add_argument("--gradient", choices=("toolbox", "stamped"), help="how gradient views are kept: as the thesis's Kompics toolbox (ages; the default) or with stamps and a memory of recently heard nodes")
-    p.add_argument("--gradient-memory", type=_non_negative_int, help="stamped gradient: nodes remembered beyond the view and reconsidered at every selection (default 4P+16)")
+    p.add_argument("--gradient-memory", type=_non_negative_int, help="stamped gradient: bound on the nodes remembered beyond the view and reconsidered at every selection (default: a server with users remembers every server with users it hears of, one without the 4P+16 most recent; 0: none, as the toolbox)")
     p.add_argument("--gradient-old-threshold", type=_positive_int, help="toolbox gradient: age (exchanges) at which a node's oldest entry leaves its view (default 100, the toolbox's reference configuration)")
     p.add_argument("--gini-neighbours", choices=("gradient", "overlay"), help="pdgdrf: whose utilities the Gini test of eq. 4.7 takes: the gradient view (alg. 6, default) or also the peer-sampling view")
     p.add_argument("--warmup", type=_number(float, 0.0, MAX_SECONDS, False, "non-negative seconds"), help="gossip seconds before distributed policies allocate (default 10)")

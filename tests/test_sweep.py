@@ -259,3 +259,41 @@ def test_report_percentages_keep_a_small_non_zero_ratio_visible():
     assert _pct(5 / 12119) == "0.041 %"  # DGDRF's wrong allocations on thesis-200x40, P = 2
     assert _pct(0.1016) == "10.2 %"
     assert _pct(None) == "–"
+
+
+def test_runs_recorded_with_an_older_gradient_are_rerun_and_left_out_of_reports(tiny, tmp_path):
+    """A change that alters a policy's results (overlay/gradient.py REVISION) must not
+    mix old and new records: an old run has another key, so a sweep runs it again, and
+    a report leaves it out and says so."""
+    from dgdrf.bench.sweep import is_stale, revision_params
+    from dgdrf.overlay.gradient import REVISION
+
+    spec, out, _ = tiny
+    assert revision_params("dgdrf", {}) == {"stamped_gradient_revision": REVISION}
+    assert revision_params("dgdrf", {"gradient_memory": 0}) == {}  # no memory: the toolbox's behaviour
+    assert revision_params("pdgdrf", {}) == revision_params("ddrf-gradient", {}) == revision_params("drf", {}) == {}  # toolbox / none
+    assert revision_params("pdgdrf", {"gradient": "stamped"}) == {"stamped_gradient_revision": REVISION}
+    records, _ = read_records(out)
+    old = tmp_path / "old"
+    old.mkdir()
+    aged = 0
+    with (old / "results.jsonl").open("w") as f:
+        for rec in records:
+            rec = json.loads(json.dumps(rec))
+            if rec["params"]["policy"] == "dgdrf" and rec["params"]["users"] == 3 and rec["params"]["seed"] == 1:
+                if rec["params"]["neighbors"] == 2:
+                    rec["params"]["stamped_gradient_revision"] = REVISION - 1
+                else:  # recorded before revisions were
+                    del rec["params"]["stamped_gradient_revision"]
+                rec["key"] = "old-" + rec["key"]
+                assert is_stale(rec)
+                aged += 1
+            f.write(json.dumps(rec) + "\n")
+    assert aged == 2  # P = 2 and 3
+    md = write_report(old, tmp_path / "report").read_text()
+    assert f"- left out: 2 runs recorded with code that has changed since (dgdrf: stamped_gradient_revision now {REVISION})" in md
+    assert "- runs: 14 succeeded" in md
+    outcome = run_sweep(spec, old, workers=2, progress=False)
+    assert (outcome.skipped, outcome.done) == (14, 2)
+    assert "left out: 2 runs" in write_report(old, tmp_path / "again").read_text()  # the old records stay, still left out
+    assert "- runs: 16 succeeded" in (tmp_path / "again" / "report.md").read_text()
