@@ -18,21 +18,24 @@ allocate in the same tick.
 
 The gradient (``--gradient``): PDGDRF runs on the Kompics toolbox's, as the thesis did
 (overlay/toolbox_gradient.py: aged descriptors, view only), as its point is to allow a
-non-perfect centre (4.5). DGDRF runs on the stamped gradient that also remembers the
-4P + 16 nodes it heard of most recently (overlay/gradient.py), because with the thesis's
-view alone the validation of 3.3.1 lets a wrong centre through at P = 2: two top nodes r
-and s that have not heard of each other both hold the same two lower neighbours {a, p}
-(a above p), and p, whose view is rightly {a, s}, confirms s's message {a, s} although r
-is higher (``--gradient toolbox`` on the embedded 30x10 at P = 2: 1 wrong allocation in
-about 2,800 for two seeds of three; 9 in 8,441 on thesis-100x20; none at P = 3, 4, 6;
-bench/results/policies/). Validating with every neighbour closes that gap too, at +22 %
-run-time at P = 2 and +42 % at P = 4; the memory closes it without slowing the centre
-down as much. But not on every instance with its default size: on thesis-200x40 at P = 2
-4P + 16 = 24 remembered nodes let 2, 5 and 6 wrong allocations in about 12,100 through
-on seeds 1-3 (all but one within 1 % of the minimum share; none at P = 6 or 10, seed 1);
-``--gradient-memory 64`` (or 200) made none on seed 1, at +15 % run-time
-(bench/results/dgdrf-memory-200x40/). The default stays
-until the whole grid can be rerun with a memory that grows with the system.
+non-perfect centre (4.5). DGDRF runs on the stamped gradient, in which a server with
+users remembers every server with users it has heard of (overlay/gradient.py). The
+validation of 3.3.1 compares the claimant's view with its lowest neighbour's, so it
+passes a wrong centre whenever neither of them knows of the higher node. With the
+thesis's view alone that happens at P = 2: two top nodes r and s that have not heard of
+each other both hold the same two lower neighbours {a, p} (a above p), and p, whose view
+is rightly {a, s}, confirms s's message {a, s} although r is higher (``--gradient
+toolbox`` on the embedded 30x10 at P = 2: 1 wrong allocation in about 2,800 for two
+seeds of three; 9 in 8,441 on thesis-100x20; none at P = 3, 4, 6; bench/results/policies/).
+A memory of only the 4P + 16 most recently heard nodes (stamped gradient revision 1) was
+not enough either: on thesis-200x40 at P = 2 it let 2, 5 and 6 wrong allocations in
+about 12,100 through (seeds 1-3): the servers with users form a tight pack whose top is
+the node gossip relays least, and servers without users (about 164 of 200) filled the
+memory, so the claimant and its lowest neighbour had both forgotten the top. Remembering
+every server with users makes none there (revision 2, bench/results/thesis-grid-200x40/:
+seeds 1 and 2 at P = 2, 0 wrong of 12,203 and 12,141) at about 15 % more run-time
+(9,671 s against 8,439 s on seed 1): a node that remembers a higher node, even by stale
+news, does not claim the centre until fresher news says it may.
 
 Which neighbours PDGDRF's Gini test takes (``--gini-neighbours``): alg. 6 and eq. 4.7 say
 the gradient view S_l. With it, a server whose P neighbours are all above it (lower
