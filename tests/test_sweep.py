@@ -86,14 +86,14 @@ def test_sweep_records_every_run_as_json_lines_and_csv(tiny):
     records, bad = read_records(out)
     assert bad == 0 and len(records) == 16
     for rec in records:
-        assert set(rec) >= {"key", "sweep", "status", "params", "result", "error", "wall_s", "peak_rss_mb", "finished_at"}
+        assert set(rec) >= {"key", "sweep", "status", "params", "result", "error", "wall_s", "cpu_s", "peak_rss_mb", "finished_at"}
         assert rec["status"] == "ok" and rec["result"]["invariant_violations"] == []
-        assert rec["peak_rss_mb"] > 0
+        assert rec["peak_rss_mb"] > 0 and 0 < rec["cpu_s"]
         assert {rec["result"][k] for k in ("policy", "neighbors", "seed")} == {rec["params"][k] for k in ("policy", "neighbors", "seed")}
     with (out / "results.csv").open() as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == 16
-    assert set(RESULT_COLUMNS) | {"key", "status", "policy", "neighbors", "seed", "servers", "users", "dataset", "peak_rss_mb"} <= set(rows[0])
+    assert set(RESULT_COLUMNS) | {"key", "status", "policy", "neighbors", "seed", "servers", "users", "dataset", "peak_rss_mb", "cpu_s"} <= set(rows[0])
     manifest = json.loads((out / "sweep.json").read_text())
     assert manifest["name"] == "t" and manifest["runs"] == 16 and manifest["sessions"][0]["runs_done"] == 16
 

@@ -321,7 +321,7 @@ RESULT_COLUMNS = (
     "error_ratio_10pct", "error_ratio_15pct", "messages", "bytes", "messages_per_tick", "bytes_per_tick",
     "latency_p50_s", "latency_p99_s", "invariant_violations", "run_wall_s", "sim_per_wall", "messages_per_wall_s",
 )
-PROCESS_COLUMNS = ("wall_s", "peak_rss_mb", "finished_at")
+PROCESS_COLUMNS = ("wall_s", "cpu_s", "peak_rss_mb", "finished_at")
 
 
 def flat_row(rec: dict[str, Any]) -> dict[str, Any]:
@@ -389,7 +389,9 @@ def _child(run: RunSpec, conn) -> None:
     except Exception as exc:  # a bug: record it and let the sweep go on
         rec = {"status": "error", "result": None, "error": f"{type(exc).__name__}: {exc}"}
     rec["wall_s"] = time.perf_counter() - t0
-    rec["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    rec["peak_rss_mb"] = usage.ru_maxrss / 1024.0  # KiB on Linux
+    rec["cpu_s"] = usage.ru_utime + usage.ru_stime  # unlike wall_s, not stretched by a shared core
     conn.send(rec)
     conn.close()
 
