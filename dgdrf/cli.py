@@ -112,6 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     ov.add_argument("--shuffle-length", type=_positive_int, default=5, help="Cyclon shuffle length l (default 5)")
     ov.add_argument("--neighbors", type=_positive_int, default=4, help="gradient view size P (default 4)")
     ov.add_argument("--gradient", choices=("stamped", "toolbox"), default="stamped", help="gradient kind: stamped with memory (default) or the Kompics toolbox's (aged)")
+    ov.add_argument("--gradient-memory", type=_non_negative_int, help="stamped gradient: remember at most the N nodes heard of most recently (default: every node of finite utility, here all of them)")
     ov.add_argument("--seed", type=_non_negative_int, default=1)
     ov.add_argument("--loss", type=_probability, default=0.0, help="probability a message is lost (default 0)")
     ov.add_argument("--latency-ms", type=_latency, metavar="MIN,MAX", default=(1.0, 5.0), help="message latency in ms (default 1,5)")
@@ -309,7 +310,7 @@ def cmd_overlay(args: argparse.Namespace) -> int:
 
     config = OverlayConfig(
         protocol=args.protocol, nodes=args.nodes, cycles=args.cycles, view_size=args.view_size, shuffle_length=args.shuffle_length,
-        neighbors=args.neighbors, gradient=args.gradient, seed=args.seed, loss=args.loss, latency_ms=args.latency_ms, metrics_every=args.metrics_every,
+        neighbors=args.neighbors, gradient=args.gradient, memory=args.gradient_memory, seed=args.seed, loss=args.loss, latency_ms=args.latency_ms, metrics_every=args.metrics_every,
     )
     result = run_overlay(config)
     doc = result.to_dict()
