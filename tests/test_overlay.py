@@ -210,16 +210,20 @@ def test_pushsum_average_mode_and_vector_values():
 
 
 # -- the Kompics toolbox's gradient (overlay/toolbox_gradient.py) ------------------------------
-def _bare_toolbox(own: float, P: int = 2, old_threshold: int = 100):
-    """A ToolboxGradient outside any runtime, to check its merge rule alone."""
+def _bare(kind: type, own: float, **options):
+    """A gradient of ``kind`` outside any runtime, to check its merge rule alone."""
     import zlib
 
-    from dgdrf.overlay.toolbox_gradient import ToolboxGradient
-
-    g = ToolboxGradient(lambda: own, view_size=P, old_threshold=old_threshold)
+    g = kind(lambda: own, **options)
     g.me = "me"
     g._salt_crc = zlib.crc32(b"me")
     return g
+
+
+def _bare_toolbox(own: float, P: int = 2, old_threshold: int = 100):
+    from dgdrf.overlay.toolbox_gradient import ToolboxGradient
+
+    return _bare(ToolboxGradient, own, view_size=P, old_threshold=old_threshold)
 
 
 def test_toolbox_merge_keeps_the_younger_descriptor_and_the_p_most_preferred():
@@ -260,24 +264,14 @@ def test_toolbox_gradient_converges_publishes_once_a_period_and_validates():
 
 
 # -- the stamped gradient's memory (overlay/gradient.py) ---------------------------------------
-def _bare_stamped(own: float, P: int = 2, memory: int = 3):
-    """A stamped Gradient outside any runtime, to check its merge and memory alone."""
-    import zlib
-
-    from dgdrf.overlay.gradient import Gradient
-
-    g = Gradient(lambda: own, view_size=P, memory=memory)
-    g.me = "me"
-    g._salt_crc = zlib.crc32(b"me")
-    return g
-
-
 def test_stamped_memory_is_not_spent_on_nodes_outside_the_gradient():
     """How DGDRF erred on thesis-200x40 at P = 2 before: servers without users (utility
     -inf, eq. 4.2; 160 of 200 there) filled the memory, a higher node r was forgotten, and
     once the nodes between us and r fell below us we took ourselves for the centre."""
     inf = float("inf")
-    g = _bare_stamped(own=-0.5, P=2, memory=3)
+    from dgdrf.overlay.gradient import Gradient
+
+    g = _bare(Gradient, -0.5, view_size=2, memory=3)
     g._merge("r", -0.1, 5, [])
     g._merge("a", -0.3, 5, [["b", -0.4, 5]])
     assert set(g.view) == {"a", "b"}  # the closest above (eq. 3.9); r only remembered
@@ -289,3 +283,16 @@ def test_stamped_memory_is_not_spent_on_nodes_outside_the_gradient():
     g._merge("r", -inf, 6, [])  # r lost its users: it leaves the memory, not just the view
     assert "r" not in g._fresh and all(k[2] != "r" for k in g._ranked)
     assert g.is_centre()
+
+
+def test_by_default_a_node_with_users_remembers_every_node_with_users_and_one_without_a_few():
+    from dgdrf.overlay.gradient import Gradient, default_memory
+
+    inf = float("inf")
+    busy, idle = _bare(Gradient, -0.5, view_size=2), _bare(Gradient, -inf, view_size=2)
+    for i in range(100):  # 100 servers with users heard of, among 100 without
+        for g in (busy, idle):
+            g._merge(f"s{i}", -i / 100, 1, [[f"idle{i}", -inf, 1]])
+    assert len(busy._fresh) == 100 and not any(a.startswith("idle") for a in busy._fresh)
+    assert len(idle._fresh) == default_memory(2) == 24
+    assert set(idle._fresh) == {f"s{i}" for i in range(76, 100)}  # the most recently heard
