@@ -201,7 +201,7 @@ class Report:
         ]
         if self.stale:
             changed = sorted({f"{r['params'].get('policy')}: {k} now {v}" for r in self.stale for k, v in revision_params(r["params"].get("policy", ""), r["params"]).items() if r["params"].get(k) != v})
-            lines.append(f"- left out: {len(self.stale)} runs recorded with code that has changed since ({'; '.join(changed)}); `dgdrf sweep` runs them again")
+            lines.append(f"- left out: {len(self.stale)} runs recorded with code that has changed since ({'; '.join(changed)}); `dgdrf sweep` runs each again with the current code")
         lines += [
             f"- policies: {listed('policy')}; neighbours: {listed('neighbors')}; seeds: {listed('seed')}",
             f"- data sets: {', '.join(f'{d} ' + self._size(d) for d in self.runs.values('dataset', every))}",
@@ -211,7 +211,7 @@ class Report:
         for m in self.manifests:
             if m.get("sessions"):
                 cpus = m.get("machine", {}).get("cpus")
-                lines.append(f"- `{m.get('name')}`: {m.get('runs', '?')} runs, sweep wall time {m['wall_s'] / 60:.1f} min over {len(m['sessions'])} session(s), {m['sessions'][-1].get('workers')} workers on {cpus} cores")
+                lines.append(f"- `{m.get('name')}`: {m.get('runs', '?')} runs, sweep wall time {m['wall_s'] / 60:.1f} min over {len(m['sessions'])} session(s), {m['sessions'][-1].get('workers')} worker{'s' if m['sessions'][-1].get('workers') != 1 else ''} on {cpus} cores (last session)")
             if m.get("source"):
                 lines.append(f"  - rerun: `dgdrf sweep {m['source']} --out {m['_dir']}`")
         lines.append(f"- summed wall time of the runs: {sum(r.get('wall_s') or 0 for r in self.all) / 60:.1f} min")
