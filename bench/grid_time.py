@@ -24,11 +24,15 @@ GRADIENT = ("dgdrf", "pdgdrf")
 
 
 def load(name: str) -> list[dict]:
-    """One record per run: the current one, or else one made with code changed since
-    (dgdrf.bench.sweep.is_stale: its cost still estimates the run's)."""
+    """One record per run, the one whose cost is best measured: a record with its CPU
+    seconds (cpu_s), else one made by earlier code (dgdrf.bench.sweep.is_stale) in a
+    session that did not share cores (the gradient-revision-2 reruns of 2026-11-24 before
+    cpu_s was recorded did, so their wall time is stretched; the code change moved run
+    lengths by a few per cent), else whatever there is."""
     with (RESULTS / name / "results.jsonl").open() as f:
         ok = [r for r in map(json.loads, f) if r.get("status") == "ok"]
-    by_id = {run_id(r): r for r in sorted(ok, key=lambda r: not is_stale(r))}  # current ones last: they win
+    rank = lambda r: (r.get("cpu_s") is not None, is_stale(r))  # noqa: E731 - best last: it wins
+    by_id = {run_id(r): r for r in sorted(ok, key=rank)}
     return list(by_id.values())
 
 
@@ -62,7 +66,7 @@ def main() -> None:
     w_large = wall(large) + k_wall * wall(missing)
     stale = sum(is_stale(r) for r in small + large)
     if stale:
-        print(f"({stale} of the runs below were recorded with code changed since; their cost stands for the current code's)")
+        print(f"({stale} of the runs below are costed from records of code changed since)")
     print(f"thesis-100x20: {len(small)} runs, {m_small / 1e6:,.0f} M messages, {w_small / 3600:.1f} core-h (measured)")
     print(
         f"thesis-200x40: {len(large)} runs measured, {len(missing)} projected from 100x20 "
