@@ -154,8 +154,9 @@ class Report:
         if not by_key:
             raise ConfigError(f"{', '.join(map(str, results_dirs))}: no results found (results.jsonl missing or empty); run `dgdrf sweep` first")
         #: runs recorded with code that has changed since (sweep.revision_params): left out
-        self.stale = [r for r in by_key.values() if is_stale(r)]
-        self.all = [r for r in by_key.values() if not is_stale(r)]
+        self.stale, self.all = [], []
+        for r in by_key.values():
+            (self.stale if is_stale(r) else self.all).append(r)
         if not self.all:
             raise ConfigError(f"{', '.join(map(str, results_dirs))}: every recorded run used code that has changed since ({len(self.stale)} runs); run the sweep again")
         self.failed = [r for r in self.all if r.get("status") != "ok"]

@@ -167,10 +167,8 @@ def revision_params(policy: str, params: dict[str, Any]) -> dict[str, Any]:
     from dgdrf.overlay.gradient import REVISION
     from dgdrf.policies import POLICIES
 
-    cls = POLICIES.get(policy)
-    if cls is None or not getattr(cls, "uses_gradient", False):
-        return {}
-    if (params.get("gradient") or cls.default_gradient) == "stamped" and params.get("gradient_memory") != 0:
+    kind = getattr(POLICIES.get(policy), "gradient_kind", lambda _: None)(params.get("gradient"))
+    if kind == "stamped" and params.get("gradient_memory") != 0:
         return {"stamped_gradient_revision": REVISION}
     return {}
 

@@ -30,7 +30,7 @@ seeds of three; 9 in 8,441 on thesis-100x20; none at P = 3, 4, 6; bench/results/
 A memory of only the 4P + 16 most recently heard nodes (stamped gradient revision 1) was
 not enough either: on thesis-200x40 at P = 2 it let 2, 5 and 6 wrong allocations in
 about 12,100 through (seeds 1-3): the servers with users form a tight pack whose top is
-the node gossip relays least, and servers without users (about 164 of 200) filled the
+the node gossip relays least, and servers without users (about 164 of 200 expected) filled the
 memory, so the claimant and its lowest neighbour had both forgotten the top. Remembering
 every server with users makes none there (revision 2, bench/results/thesis-grid-200x40/:
 P = 2 seeds 1-3, 0 wrong of 12,203, 12,141 and 12,053; P = 6 and 10, seed 1, none) at

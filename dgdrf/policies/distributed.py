@@ -43,10 +43,15 @@ class DistributedPolicy(Policy):
     #: the gradient a policy runs unless ``--gradient`` says otherwise
     default_gradient = "toolbox"
 
+    @classmethod
+    def gradient_kind(cls, gradient: str | None) -> str | None:
+        """The gradient this policy's servers run given ``--gradient`` (None: none at all)."""
+        return (gradient or cls.default_gradient) if cls.uses_gradient else None
+
     def make_gradient(self, utility: Callable[[], float], cyclon: Cyclon) -> GradientBase:
         """The gradient overlay (thesis 4.3-4.5) of the kind the options or the policy
         choose: the Kompics toolbox's, as the thesis ran it, or the stamped one."""
         o = self.options
-        if (o.gradient or self.default_gradient) == "toolbox":
+        if self.gradient_kind(o.gradient) == "toolbox":
             return ToolboxGradient(utility, o.neighbors, o.gradient_every, sampler=cyclon, old_threshold=o.gradient_old_threshold, idle_quiet=not o.idle_gossip)
         return Gradient(utility, o.neighbors, o.gradient_every, sampler=cyclon, idle_quiet=not o.idle_gossip, memory=o.gradient_memory)
