@@ -1,0 +1,85 @@
+"""At every wrong DGDRF allocation, what the allocating server and the rightful one knew.
+
+A diagnostic, not a benchmark: it runs one emulation and, each time the collector sees an
+allocation to a user whose share is not the lowest (thesis 5.3), prints both servers'
+utility, centre test, view and memory, and which servers hold the rightful one in their
+view. It is how DGDRF's errors on thesis-200x40 at P = 2 were traced to a memory that had
+forgotten the top of the pack (dgdrf/overlay/gradient.py). Recorded:
+
+    python bench/dgdrf_wrong_allocations.py --seed 1 --neighbors 2 --max-time 2000 --gradient-memory 24 \\
+        > bench/results/dgdrf-wrong-allocations-200x40.txt
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from dgdrf.emulation import RunConfig, run_emulation
+from dgdrf.model.scenario import load_scenario
+from dgdrf.nodes.collector import Collector
+from dgdrf.policies.dgdrf import GradientScheduler
+from dgdrf.runtime.transport import LocalTransport
+
+SCENARIO = Path(__file__).parent.parent / "configs" / "thesis-200x40.toml"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--neighbors", type=int, default=2)
+    ap.add_argument("--max-time", type=float, default=2000.0)
+    ap.add_argument("--gradient-memory", type=int)
+    ap.add_argument("--scenario", type=Path, default=SCENARIO)
+    args = ap.parse_args()
+    actors: dict = {}
+    register = LocalTransport.register
+
+    def keep(self, actor, rng=None):
+        actors[actor.address] = actor
+        return register(self, actor, rng)
+
+    def scheduler(addr: str) -> GradientScheduler | None:
+        return next((r for r in actors[addr].roles if isinstance(r, GradientScheduler)), None)
+
+    def home_of(user: str) -> str:
+        return next(a for a in actors if (s := scheduler(a)) is not None and user in s.home.users)
+
+    def describe(tag: str, addr: str, rightful: str) -> None:
+        s = scheduler(addr)
+        g = s.gradient
+        print(f"  {tag} {addr}: utility {g.utility():.6f}, believes it is the centre: {g.is_centre()}")
+        print("    view: " + ", ".join(f"{a} {u:.6f}" for a, (u, _) in g.view.items()))
+        memory = getattr(g, "_fresh", {})
+        if addr != rightful:
+            print(f"    memory ({len(memory)} nodes) holds the rightful server: {rightful in memory}")
+
+    allocated = Collector._on_allocated
+
+    def check(self, server, time, f):
+        ledger = self.ledger
+        shares, eligible = ledger.shares(), ledger.fits_anywhere()
+        g_min, g_u = float(shares[eligible].min()), float(shares[ledger.user_index[f["user"]]])
+        if g_min > 0 and (g_u - g_min) / g_min > 1e-9:
+            names = {i: u for u, i in ledger.user_index.items()}
+            lowest = names[int(np.flatnonzero(eligible & (shares <= g_min * (1 + 1e-12)))[0])]
+            allocator, rightful = home_of(f["user"]), home_of(lowest)
+            print(f"wrong allocation {len(self.allocations) + 1} at t={time:.3f}: {f['user']} (share {g_u:.6f}) instead of {lowest} (share {g_min:.6f})")
+            describe("allocating server", allocator, rightful)
+            describe("rightful server", rightful, rightful)
+            holders = [a for a in actors if (s := scheduler(a)) is not None and rightful in s.gradient.view]
+            print(f"  servers with the rightful one in their view: {len(holders)}")
+        return allocated(self, server, time, f)
+
+    LocalTransport.register = keep
+    Collector._on_allocated = check
+    scenario = load_scenario(args.scenario)
+    config = RunConfig.from_settings(scenario.settings, policy="dgdrf", neighbors=args.neighbors, seed=args.seed, max_time=args.max_time, gradient_memory=args.gradient_memory)
+    result = run_emulation(scenario, config)
+    print(f"{result.allocations} allocations, error ratio {result.error_ratio:.6f}, run stopped at {result.runtime_s:.1f} s ({result.stop_reason})")
+
+
+if __name__ == "__main__":
+    main()
