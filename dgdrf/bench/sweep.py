@@ -167,8 +167,8 @@ def revision_params(policy: str, params: dict[str, Any]) -> dict[str, Any]:
     from dgdrf.overlay.gradient import REVISION
     from dgdrf.policies import POLICIES
 
-    kind = getattr(POLICIES.get(policy), "gradient_kind", lambda _: None)(params.get("gradient"))
-    if kind == "stamped" and params.get("gradient_memory") != 0:
+    cls = POLICIES.get(policy)
+    if cls is not None and cls.gradient_kind(params.get("gradient")) == "stamped" and params.get("gradient_memory") != 0:
         return {"stamped_gradient_revision": REVISION}
     return {}
 

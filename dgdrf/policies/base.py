@@ -81,6 +81,15 @@ class Policy(ABC):
     description: ClassVar[str]
     #: distributed policies gossip for ``warmup`` seconds before the first allocation tick
     distributed: ClassVar[bool] = False
+    #: whether the policy's servers run a gradient overlay (DistributedPolicy.make_gradient)
+    uses_gradient: ClassVar[bool] = False
+    #: the gradient a policy runs unless ``--gradient`` says otherwise
+    default_gradient: ClassVar[str] = "toolbox"
+
+    @classmethod
+    def gradient_kind(cls, gradient: str | None) -> str | None:
+        """The gradient this policy's servers run given ``--gradient`` (None: none at all)."""
+        return (gradient or cls.default_gradient) if cls.uses_gradient else None
 
     def __init__(self, options: PolicyOptions) -> None:
         self.options = options

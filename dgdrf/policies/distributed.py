@@ -38,16 +38,6 @@ class DistributedPolicy(Policy):
         roles.append(desk)
         return roles, cyclon, desk
 
-    #: whether the policy's servers run a gradient overlay (:meth:`make_gradient`)
-    uses_gradient = False
-    #: the gradient a policy runs unless ``--gradient`` says otherwise
-    default_gradient = "toolbox"
-
-    @classmethod
-    def gradient_kind(cls, gradient: str | None) -> str | None:
-        """The gradient this policy's servers run given ``--gradient`` (None: none at all)."""
-        return (gradient or cls.default_gradient) if cls.uses_gradient else None
-
     def make_gradient(self, utility: Callable[[], float], cyclon: Cyclon) -> GradientBase:
         """The gradient overlay (thesis 4.3-4.5) of the kind the options or the policy
         choose: the Kompics toolbox's, as the thesis ran it, or the stamped one."""
