@@ -33,7 +33,7 @@ about 12,100 through (seeds 1-3): the servers with users form a tight pack whose
 the node gossip relays least, and servers without users (about 164 of 200 expected) filled the
 memory, so the claimant and its lowest neighbour had both forgotten the top. Remembering
 every server with users makes none there (revision 2, bench/results/thesis-grid-200x40/:
-P = 2 seeds 1-3, 0 wrong of 12,203, 12,141 and 12,053; P = 6 and 10, seed 1, none) at
+P = 2 seeds 1-3, 0 wrong of 12,203, 12,141 and 12,053; P = 3-10, seed 1, none) at
 about 15 % more run-time at P = 2 (9,671 s against 8,439 s on seed 1) and the same at
 P = 6 and 10: a node that remembers a higher node, even by stale news, does not claim
 the centre until fresher news says it may. A bound of 24 servers with users still errs
