@@ -91,3 +91,54 @@ def test_cluster_cli_reports_bad_input_in_one_line(tmp_path):
     assert r.returncode == 2 and r.stderr.startswith("dgdrf: error:") and "unknown" in r.stderr
     r = subprocess.run([sys.executable, "-m", "dgdrf", "node", "--role", "server", "--bootstrap", "bootstrap:7000"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "--bootstrap must be the bootstrap's URL" in r.stderr
+
+
+def test_user_gives_up_a_placement_accepted_from_a_server_that_went_down():
+    """A user that accepted a walk's proposal from a server that then went down must not
+    wait for that task for ever (it would decline every new proposal of it, and under
+    DGDRF's strict order its home would hold the cluster back: a stalled netns run):
+    MemberDown makes it give the task up and send the next one to its living home."""
+    import numpy as np
+
+    from dgdrf.nodes.protocol import MemberDown, Proposal, ServerReply
+    from dgdrf.nodes.user import User
+    from dgdrf.runtime.actor import Actor
+    from dgdrf.runtime.clock import VirtualClock
+    from dgdrf.runtime.transport import LocalTransport
+
+    class Server(Actor):
+        def __init__(self, address):
+            super().__init__(address)
+            self.got = []
+
+        def on_ServerRequest(self, src, msg):
+            self.send(src, ServerReply(msg.task_id, "home"))
+
+        def on_TaskRequest(self, src, msg):
+            self.got.append(("task", msg.task_id))
+
+        def on_Accept(self, src, msg):
+            self.got.append(("accept", msg.task_id))
+
+        def on_Decline(self, src, msg):
+            self.got.append(("decline", msg.task_id))
+
+    reports = []
+    clock = VirtualClock()
+    transport = LocalTransport(clock, np.random.default_rng(1), reporter=lambda kind, src, t, f: reports.append((kind, f)))
+    home, walker, gateway = (transport.register(Server(a)) for a in ("home", "walker", "gateway"))
+    user = transport.register(User("u1", [1.0, 1.0], "gateway"))
+    user.start()
+    clock.run()
+    walker.send("u1", Proposal(0, "walker"))  # task 0 walked to "walker", which proposes
+    clock.run()
+    home.send("u1", Proposal(0, "home"))  # the home's later proposal of it is declined
+    clock.run()
+    assert walker.got == [("accept", 0)] and home.got == [("task", 0), ("decline", 0)]
+    gateway.send("u1", MemberDown(["walker"]))  # "walker" dies before its TaskAllocated
+    clock.run()
+    assert home.got[-1] == ("task", 1)  # task 0 given up, task 1 sent to the living home
+    assert ("task_lost", {"task_id": 0, "server": "walker"}) in reports
+    gateway.send("u1", MemberDown(["elsewhere"]))  # news of other servers changes nothing
+    clock.run()
+    assert home.got[-1] == ("task", 1) and user.task_id == 1

@@ -153,7 +153,8 @@ class Membership:
                     self.down.add(url)
                     gone = self.processes[url]
                     log.warning("process down", url=url, actors=gone)
-                    tell = [GATEWAY, COLLECTOR]
+                    # users too: one may have accepted a placement from a server now gone
+                    tell = [GATEWAY, COLLECTOR, *(u.id for u in self.scenario.users)]
                     if not POLICIES[self.config.policy].distributed:
                         tell.append(self.scenario.servers[0].id)  # the central scheduler
                     for address in tell:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dgdrf.nodes.protocol import Accept, Decline, HomeMoved, Proposal, ServerReply, ServerRequest, TaskAllocated, TaskRequest
+from dgdrf.nodes.protocol import Accept, Decline, HomeMoved, MemberDown, Proposal, ServerReply, ServerRequest, TaskAllocated, TaskRequest
 from dgdrf.runtime.actor import Actor
 
 
@@ -58,6 +58,20 @@ class User(Actor):
             self.report("submitted", task_id=self.task_id)
         self.sent_to = msg.new
         self.send(msg.new, TaskRequest(self.address, self.task_id, self.demand, self.dominant_share))
+
+    def on_MemberDown(self, src: str, msg: MemberDown) -> None:
+        """Servers went down (network mode): a placement accepted from one of them never
+        starts, so that task is given up and its successor goes to the (living) home; else
+        the user would decline every new proposal of the task and wait for ever, and under
+        DGDRF's strict order its home would hold back the whole cluster. A dead home comes
+        as HomeMoved from the gateway instead."""
+        gone = set(msg.addresses)
+        if self.accepted_task != self.task_id or self.accepted_from not in gone or not self.sent_to or self.sent_to in gone:
+            return
+        self.report("task_lost", task_id=self.task_id, server=self.accepted_from)
+        self.task_id += 1
+        self.report("submitted", task_id=self.task_id)
+        self.send(self.sent_to, TaskRequest(self.address, self.task_id, self.demand, self.dominant_share))
 
     def on_Proposal(self, src: str, msg: Proposal) -> None:
         if msg.task_id == self.task_id and self.accepted_task < self.task_id:
