@@ -100,7 +100,7 @@ def test_user_gives_up_a_placement_accepted_from_a_server_that_went_down():
     MemberDown makes it give the task up and send the next one to its living home."""
     import numpy as np
 
-    from dgdrf.nodes.protocol import MemberDown, Proposal, ServerReply
+    from dgdrf.nodes.protocol import HomeMoved, MemberDown, Proposal, ServerReply
     from dgdrf.nodes.user import User
     from dgdrf.runtime.actor import Actor
     from dgdrf.runtime.clock import VirtualClock
@@ -123,17 +123,21 @@ def test_user_gives_up_a_placement_accepted_from_a_server_that_went_down():
         def on_Decline(self, src, msg):
             self.got.append(("decline", msg.task_id))
 
-    reports = []
-    clock = VirtualClock()
-    transport = LocalTransport(clock, np.random.default_rng(1), reporter=lambda kind, src, t, f: reports.append((kind, f)))
-    home, walker, gateway = (transport.register(Server(a)) for a in ("home", "walker", "gateway"))
-    user = transport.register(User("u1", [1.0, 1.0], "gateway"))
-    user.start()
-    clock.run()
-    walker.send("u1", Proposal(0, "walker"))  # task 0 walked to "walker", which proposes
-    clock.run()
-    home.send("u1", Proposal(0, "home"))  # the home's later proposal of it is declined
-    clock.run()
+    def placed_by_walker():
+        reports = []
+        clock = VirtualClock()
+        transport = LocalTransport(clock, np.random.default_rng(1), reporter=lambda kind, src, t, f: reports.append((kind, f)))
+        home, walker, gateway, new_home = (transport.register(Server(a)) for a in ("home", "walker", "gateway", "new-home"))
+        user = transport.register(User("u1", [1.0, 1.0], "gateway"))
+        user.start()
+        clock.run()
+        walker.send("u1", Proposal(0, "walker"))  # task 0 walked to "walker", which proposes
+        clock.run()
+        home.send("u1", Proposal(0, "home"))  # the home's later proposal of it is declined
+        clock.run()
+        return reports, clock, home, walker, gateway, new_home, user
+
+    reports, clock, home, walker, gateway, new_home, user = placed_by_walker()
     assert walker.got == [("accept", 0)] and home.got == [("task", 0), ("decline", 0)]
     gateway.send("u1", MemberDown(["walker"]))  # "walker" dies before its TaskAllocated
     clock.run()
@@ -142,3 +146,12 @@ def test_user_gives_up_a_placement_accepted_from_a_server_that_went_down():
     gateway.send("u1", MemberDown(["elsewhere"]))  # news of other servers changes nothing
     clock.run()
     assert home.got[-1] == ("task", 1) and user.task_id == 1
+
+    # home and walker die together (one process held both): HomeMoved and MemberDown
+    # come from different nodes, in either order; task 1 goes to the new home once
+    for order in (("moved", "down"), ("down", "moved")):
+        reports, clock, home, walker, gateway, new_home, user = placed_by_walker()
+        for step in order:
+            gateway.send("u1", HomeMoved("home", "new-home") if step == "moved" else MemberDown(["home", "walker"]))
+            clock.run()
+        assert new_home.got == [("task", 1)] and user.task_id == 1, order

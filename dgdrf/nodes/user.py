@@ -43,35 +43,45 @@ class User(Actor):
         if msg.task_id != self.task_id:
             return  # stale reply for a task already placed
         self.sent_to = msg.server
-        self.send(msg.server, TaskRequest(self.address, self.task_id, self.demand, self.dominant_share))
+        self._submit()
 
-    def on_HomeMoved(self, src: str, msg: HomeMoved) -> None:
-        """My home server died: a task waiting there goes to the new home; a placement
-        accepted from the dead server never started, so that task is given up."""
-        if self.sent_to != msg.old:
-            return
-        if self.accepted_task == self.task_id:
-            if self.accepted_from != msg.old:
-                return  # placed elsewhere (random walk): its TaskAllocated will come
-            self.report("task_lost", task_id=self.task_id, server=msg.old)
-            self.task_id += 1
-            self.report("submitted", task_id=self.task_id)
-        self.sent_to = msg.new
-        self.send(msg.new, TaskRequest(self.address, self.task_id, self.demand, self.dominant_share))
+    def _submit(self) -> None:
+        """Send the current task to the server it goes to (``sent_to``)."""
+        self.send(self.sent_to, TaskRequest(self.address, self.task_id, self.demand, self.dominant_share))
 
-    def on_MemberDown(self, src: str, msg: MemberDown) -> None:
-        """Servers went down (network mode): a placement accepted from one of them never
-        starts, so that task is given up and its successor goes to the (living) home; else
-        the user would decline every new proposal of the task and wait for ever, and under
-        DGDRF's strict order its home would hold back the whole cluster. A dead home comes
-        as HomeMoved from the gateway instead."""
-        gone = set(msg.addresses)
-        if self.accepted_task != self.task_id or self.accepted_from not in gone or not self.sent_to or self.sent_to in gone:
-            return
+    def _give_up(self) -> None:
+        """The current task's accepted placement was on a server that died, so it never
+        started: count it lost and go on with the next task id."""
         self.report("task_lost", task_id=self.task_id, server=self.accepted_from)
         self.task_id += 1
         self.report("submitted", task_id=self.task_id)
-        self.send(self.sent_to, TaskRequest(self.address, self.task_id, self.demand, self.dominant_share))
+
+    def _placed(self) -> bool:
+        """Whether the current task has an accepted placement (its TaskAllocated pending)."""
+        return self.accepted_task == self.task_id
+
+    def on_HomeMoved(self, src: str, msg: HomeMoved) -> None:
+        """My home server died (gateway, network mode): a task waiting there goes to the
+        new home; one placed on the dead home is given up and the next goes there."""
+        if self.sent_to != msg.old:
+            return
+        self.sent_to = msg.new
+        if self._placed():
+            if self.accepted_from != msg.old:
+                return  # placed elsewhere (random walk): its TaskAllocated will come
+            self._give_up()
+        self._submit()
+
+    def on_MemberDown(self, src: str, msg: MemberDown) -> None:
+        """Servers went down (bootstrap, network mode): a task placed on one of them is
+        given up, else the user would decline every new proposal of it for ever and under
+        DGDRF's strict order its home would hold the whole cluster back. The next task goes
+        to the home, unless the home died too: then HomeMoved sends it (in either order)."""
+        gone = set(msg.addresses)
+        if self._placed() and self.accepted_from in gone:
+            self._give_up()
+            if self.sent_to not in gone:
+                self._submit()
 
     def on_Proposal(self, src: str, msg: Proposal) -> None:
         if msg.task_id == self.task_id and self.accepted_task < self.task_id:
