@@ -71,7 +71,8 @@ def main() -> None:
     print(
         f"thesis-200x40: {len(large)} runs measured, {len(missing)} projected from 100x20 "
         f"(x{k_msgs:.2f} messages, x{k_wall:.2f} wall, medians of {len(pairs)} matched pairs): "
-        f"{m_large / 1e6:,.0f} M messages, {w_large / 3600:.1f} core-h"
+        f"{m_large / 1e6:,.0f} M messages, {w_large / 3600:.1f} core-h "
+        f"(the projected runs: {k_wall * wall(missing) / 3600:.1f} core-h)"
     )
     total_m, total_w = m_small + m_large, w_small + w_large
     print(f"full grid: {total_m / 1e6:,.0f} M messages")
