@@ -60,8 +60,10 @@ def test_preference_function_eq_3_9():
     ranked = most_preferred(0.5, candidates, len(candidates))
     assert ranked == ["u0.5", "u0.6", "u0.9", "u0.45", "u0.1", "u-inf"]
     assert most_preferred(0.5, candidates, 2) == ["u0.5", "u0.6"]
-    # a node without users (utility -inf) prefers the lowest others first; ties by tie-break
-    assert most_preferred(-inf, [(-inf, 2, "b"), (0.3, 0, "c"), (-inf, 1, "a")], 3) == ["a", "b", "c"]
+    # a node without users (-inf) counts every other such node as below it: it prefers
+    # the nodes with users, and relays them (DGDRF's wrong centres at start otherwise)
+    assert most_preferred(-inf, [(-inf, 2, "b"), (0.3, 0, "c"), (-inf, 1, "a")], 3) == ["c", "a", "b"]
+    assert most_preferred(-inf, [(0.4, 0, "d"), (0.3, 0, "c"), (-inf, 1, "a")], 2) == ["c", "d"]
 
 
 @pytest.mark.parametrize("memory", [None, 0], ids=["remembering", "toolbox"])
@@ -283,6 +285,30 @@ def test_stamped_memory_is_not_spent_on_nodes_outside_the_gradient():
     g._merge("r", -inf, 6, [])  # r lost its users: it leaves the memory, not just the view
     assert "r" not in g._fresh and all(k[2] != "r" for k in g._ranked)
     assert g.is_centre()
+
+
+def test_stamped_gradient_does_not_take_back_a_node_from_news_older_than_its_minus_inf():
+    """The stall of dgdrf on thesis-100x20 (P = 6, seed 3: 8,436 allocations, then nothing
+    for 120 s although u2's task still fit): servers whose users' tasks fit nowhere any more
+    went to utility -inf (eq. 4.2), but nodes that had not heard kept relaying their last
+    finite descriptors, and a node that had dropped them took them back from that older
+    news. Every server with users then saw such a phantom above itself, none claimed the
+    centre (eq. 3.11), and nothing was allocated again. Here: r said -inf at stamp 7, and a
+    neighbour then relays r's stamp-5 descriptor."""
+    inf = float("inf")
+    from dgdrf.overlay.gradient import Gradient
+
+    g = _bare(Gradient, -0.5, view_size=2)
+    g._merge("r", -0.1, 5, [])
+    g._merge("a", -0.6, 5, [["b", -0.7, 5]])
+    assert "r" in g.view and not g.is_centre()
+    g._merge("r", -inf, 7, [])  # r's users are stuck: it leaves the gradient
+    assert g.is_centre()
+    g._merge("a", -0.6, 6, [["r", -0.1, 5], ["b", -0.7, 6]])  # a still relays r's old news
+    assert "r" not in g._fresh and g.view.get("r", (-inf, 0))[0] == -inf
+    assert g.is_centre()
+    g._merge("b", -0.7, 7, [["r", -0.2, 9]])  # newer news: r has a user that fits again
+    assert g.view["r"] == (-0.2, 9) and not g.is_centre()
 
 
 def test_by_default_a_node_with_users_remembers_every_node_with_users_and_one_without_a_few():

@@ -46,6 +46,10 @@ class Cyclon(Role):
         self.profiles: dict[str, Any] = {}  # address -> the profile its descriptor carried
         self.cycle = 0
         self._sent: dict[str, list[str]] = {}  # peer -> addresses sent to it in my last shuffle
+        #: the bootstrap answered that no other node has joined, and none has been heard of
+        #: since: this node is alone (a one-server cluster), not just not yet connected
+        self.alone = False
+        self._last_peer: str | None = None  # the last node shuffled with, either way round
         self.rnd = random.Random(0)
         #: called at the start of every round with the whole view as (address, age,
         #: profile): the samples Kompics's Croupier publishes to the protocols above it
@@ -67,10 +71,14 @@ class Cyclon(Role):
         return _sample(list(self.view), k, self.rnd.random)
 
     def random_peer(self) -> str | None:
-        """One random neighbour (None while the view is empty)."""
+        """One random neighbour; while the view is empty, the last node this one shuffled
+        with (on two nodes each one's only neighbour leaves its view at every shuffle it
+        starts and comes back only with the other's, so the view is empty half the time,
+        and a random walk must not take that for "nowhere to go"); None when there is
+        neither (a node alone, or not yet connected)."""
         view = self.view
         if not view:
-            return None
+            return self._last_peer
         return list(view)[int(self.rnd.random() * len(view))]
 
     def sample_descriptors(self, k: int) -> list[tuple[str, Any]]:
@@ -80,6 +88,7 @@ class Cyclon(Role):
     # -- the protocol -------------------------------------------------------------------
     def on_Peers(self, src: str, msg: Peers) -> None:
         view, me = self.view, self.me
+        self.alone = not view and not self._sent and not any(a != me for a in msg.peers)
         for addr in msg.peers:
             if len(view) >= self.c:
                 break
@@ -107,9 +116,12 @@ class Cyclon(Role):
         entries = [[a, cycle - view[a], prof.get(a)] for a in others]
         entries.append([self.me, 0, self.profile() if self.profile is not None else None])
         self._sent[oldest] = others
+        self._last_peer = oldest
         self.actor.send(oldest, CyclonShuffle(entries))
 
     def on_CyclonShuffle(self, src: str, msg: CyclonShuffle) -> None:
+        self.alone = False
+        self._last_peer = src
         view, cycle, prof = self.view, self.cycle, self.profiles
         picks = _sample(list(view), self.l, self.rnd.random)
         self.actor.send(src, CyclonReply([[a, cycle - view[a], prof.get(a)] for a in picks]))

@@ -51,19 +51,28 @@ from dgdrf.overlay.messages import CentreAck, CentreCheck, GradientReply, Gradie
 from dgdrf.runtime.actor import Role
 
 NO_STAMP = -1  # a utility heard second-hand from peer sampling: older than any stamped one
+_NEG_INF = -math.inf
 
 
 def most_preferred(own: float, candidates: Iterable[tuple[float, int, str]], P: int) -> list[str]:
     """Eq. 3.9 for a node of utility ``own``: the addresses of the ``P`` candidates
     (utility, tie-break, address) it prefers. Nodes at or above ``own`` come first, then
     those below; on each side the closer the better, equal utilities by tie-break. Only
-    comparisons, so infinite utilities (nodes without users) never make a NaN."""
+    comparisons, so infinite utilities (nodes without users) never make a NaN.
+
+    A node of utility -inf (eq. 4.2: no users) counts as below everyone, itself
+    included: the distance between two -inf utilities is not defined, and taking it for 0
+    made nodes without users prefer each other, so that they never relayed the nodes with
+    users, and a node with users whose view held only nodes without users (at start, from
+    stale peer-sampling profiles) stayed unaware of every other node with users and took
+    itself for the centre (3.3.1 cannot refute a claim nobody around can judge). Nodes
+    without users prefer the lowest nodes with users instead, and so hold them."""
     candidates = list(candidates)
-    higher = [c for c in candidates if c[0] >= own]  # ascending = closest above first
+    higher = [c for c in candidates if c[0] >= own and c[0] != _NEG_INF]  # ascending = closest above first
     higher.sort()  # a C sort beats heapq.nsmallest at view sizes (tens of candidates)
     best = higher[:P]
     if len(best) < P:
-        lower = [(-u, t, a) for u, t, a in candidates if u < own]  # ascending = closest below first
+        lower = [(-u, t, a) for u, t, a in candidates if u < own or u == _NEG_INF]  # ascending = closest below first
         lower.sort()
         best += lower[: P - len(best)]
     return [a for _, _, a in best]
@@ -72,8 +81,9 @@ def most_preferred(own: float, candidates: Iterable[tuple[float, int, str]], P: 
 #: Raised whenever a change alters what the stamped gradient does, so that runs recorded
 #: with an older one are told apart (bench/sweep.py: revision_params). 2: no node of
 #: utility -inf is remembered, and by default a node with finite utility remembers every
-#: node of finite utility it hears of (1: any node, the 4P + 16 most recent).
-REVISION = 2
+#: node of finite utility it hears of (1: any node, the 4P + 16 most recent). 3: a node
+#: that was held and then said its utility is -inf is not taken back from older news.
+REVISION = 3
 
 
 def default_memory(view_size: int) -> int:
@@ -140,12 +150,17 @@ class GradientBase(Role):
         return list(self.sample)
 
     def is_centre(self) -> bool:
-        """Eq. 3.11: every neighbour's (last known) utility is below mine."""
+        """Eq. 3.11: every neighbour's (last known) utility is below mine. A node that
+        knows no other node is the centre only if it is alone (the bootstrap knows no other
+        node, :attr:`Cyclon.alone`): the lone server of a one-server cluster."""
         sample = self.sample
         if not sample:
-            return False
+            return self._alone()
         own = self.utility()
         return all(u < own for u, _ in sample.values())
+
+    def _alone(self) -> bool:
+        return self.sampler is not None and self.sampler.alone
 
     def lowest_neighbour(self) -> str | None:
         """The neighbour with the lowest known utility (ties: first in view order)."""
@@ -155,24 +170,29 @@ class GradientBase(Role):
     # -- centre validation (thesis 3.3.1) ---------------------------------------------------
     def validate_centre(self, done: Callable[[bool], None]) -> None:
         """Send (S \\ {p}) u {self} to the lowest neighbour p; ``done(ok)`` gets p's verdict
-        (False after ``validation_timeout`` seconds without an answer).
+        (False after ``validation_timeout`` seconds without an answer). p confirms if that
+        set is its own view's nodes of finite utility.
 
         Neighbours of utility -inf (servers without users, eq. 4.2) take no part: they
         are not in the race for the centre, and when fewer than P nodes have users the
         centre's view must hold some of them. With no finite neighbour at all, this node
-        is the only one with users it knows of, and the check passes at once."""
+        knows no other node with users: it asks its lowest neighbour (without users, so
+        preferring nodes with users, :func:`most_preferred`) whether this node is the only
+        one with users that it knows of. With no neighbour at all the claim passes only
+        for a node that is alone (:meth:`is_centre`)."""
         finite = self._finite_view()
         if not self.sample:
-            done(False)
+            done(self._alone())
             return
-        if not finite:
-            done(True)
-            return
-        p = min(finite, key=finite.get)
+        if finite:
+            p = min(finite, key=finite.get)
+            nodes = sorted((set(finite) - {p}) | {self.actor.address})
+        else:
+            p = self.lowest_neighbour()
+            nodes = [self.actor.address]
         self._check_seq += 1
         cid = self._check_seq
         self._checks[cid] = done
-        nodes = sorted((set(finite) - {p}) | {self.actor.address})
         self.actor.send(p, CentreCheck(nodes, cid))
         self.actor.after(self.validation_timeout, self._expire, cid)
 
@@ -223,6 +243,10 @@ class Gradient(GradientBase):
         self._idle_limit = default_memory(view_size)
         self._awaiting: str | None = None  # the partner of the last exchange, until it answers
         self._suspects: dict[str, int] = {}  # silent partners -> newest stamp held of them
+        #: nodes this one held (remembered or in view) that then said their utility is -inf
+        #: -> the stamp that said so: older descriptors of them, still relayed by nodes that
+        #: have not heard, are stale and must not bring them back (see :meth:`_merge`)
+        self._gone: dict[str, int] = {}
 
     # -- exchange (thesis 4.4) -----------------------------------------------------------
     def _descriptor(self) -> tuple[float, int]:
@@ -246,7 +270,7 @@ class Gradient(GradientBase):
             sampled = {
                 addr: (float(prof), NO_STAMP)
                 for addr, prof in self.sampler.sample_descriptors(self.candidates)
-                if addr != me and isinstance(prof, (int, float)) and addr not in self._suspects
+                if addr != me and isinstance(prof, (int, float)) and addr not in self._suspects and addr not in self._gone
             }
             self._select(sampled)
         if self._awaiting is not None:
@@ -276,13 +300,23 @@ class Gradient(GradientBase):
         held = [d[1] for d in (self.view.get(addr), self._fresh.get(addr)) if d is not None]
         self._suspects[addr] = max(held, default=NO_STAMP)
         self.view.pop(addr, None)
+        self._forget(addr)
+
+    def _forget(self, addr: str) -> None:
         if self._fresh.pop(addr, None) is not None:
             self._unrank(addr)
 
     def _merge(self, src: str, utility: float, stamp: int, entries: list[list]) -> None:
         """Take the freshest descriptor of every node in the message, remember it (up to
-        ``memory`` nodes), then reselect."""
-        me, fresh, limit = self.me, self._fresh, self._fresh_limit
+        ``memory`` nodes), then reselect.
+
+        A node we held that now says its utility is -inf (its users' tasks fit nowhere any
+        more, eq. 4.2) leaves the memory, and the stamp that said so is kept: nodes that
+        have not heard go on relaying its older, finite descriptor in their views, and
+        taking that back would put a node that never allocates again above us for ever.
+        Every server with users below it would then wait for it, and the run stall (how
+        ``dgdrf`` stalled on thesis-100x20 at P = 5-9 with gradient revision 2)."""
+        me, fresh, limit, gone, view = self.me, self._fresh, self._fresh_limit, self._gone, self.view
         own = None  # this node's utility, asked once per merge and only when needed
         if limit is None:  # the default: unbounded while this node competes for the centre
             if len(fresh) >= self._idle_limit:
@@ -297,16 +331,26 @@ class Gradient(GradientBase):
                 if s <= suspects[addr]:
                     continue  # stale news of a node that stopped answering
                 del suspects[addr]  # it is alive after all
+            if gone and addr in gone:
+                if s <= gone[addr]:
+                    continue  # stale news of a node that left the gradient
+                if u != -math.inf:
+                    del gone[addr]  # it has users that can allocate again
             heard[addr] = (u, s)
             if not limit:
                 continue
             known = fresh.get(addr)
             if known is None or s > known[1]:
+                if u == -math.inf:
+                    if known is not None or addr in view:
+                        gone[addr] = s
+                    if known is not None:
+                        del fresh[addr]
+                        self._unrank(addr)
+                    continue  # outside the gradient: never above anyone, not worth a slot
                 if known is not None:
                     del fresh[addr]  # re-inserted last: most recently refreshed
                     self._unrank(addr)
-                if u == -math.inf:
-                    continue  # outside the gradient: never above anyone, not worth a slot
                 fresh[addr] = (u, s)
                 self._rank(addr, u)
                 while len(fresh) > limit:
@@ -370,7 +414,7 @@ class Gradient(GradientBase):
             t = tb.get(addr)
             if t is None:
                 t = tb[addr] = zlib.crc32(addr.encode(), self._salt_crc)
-            if u >= own:
+            if u >= own and u != _NEG_INF:  # -inf is below everyone (most_preferred)
                 above.append((u, t, addr))
             else:
                 below.append((-u, t, addr))
