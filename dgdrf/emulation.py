@@ -31,6 +31,12 @@ from dgdrf.runtime.transport import LocalTransport
 
 GATEWAY = "gateway"
 BOOTSTRAP = "bootstrap"
+#: how often the run is checked for having stalled or become stranded (virtual seconds)
+WATCH_PERIOD_S = 1.0
+#: why a run ended: saturation (thesis 1.5.5); stranded: no allocation can ever happen
+#: again although tasks fit (probes by construction, thesis 4.2; nodes/collector.py);
+#: stalled: nothing was placed for ``stall_time`` although tasks fit (a bug); max_time
+STOP_REASONS = ("saturated", "stranded", "stalled", "max_time")
 log = get_logger("dgdrf.emulation")
 
 
@@ -135,6 +141,7 @@ class RunResult:
     error_curve: dict[str, list[float]] = field(default_factory=dict)
     cost_per_tick: dict[str, Any] = field(default_factory=dict)
     events: dict[str, int] = field(default_factory=dict)
+    stranded_users: list[str] = field(default_factory=list)
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> RunResult:
@@ -170,7 +177,7 @@ def build_server(spec: ServerSpec, policy: Policy, config: RunConfig) -> Server:
 
 
 def build_user(spec: UserSpec, policy: Policy) -> User:
-    return User(spec.id, spec.demand, GATEWAY, start_delay=policy.user_start)
+    return User(spec.id, spec.demand, GATEWAY, start_delay=policy.user_start, retry=policy.options.retry)
 
 
 def run_emulation(scenario: Scenario, config: RunConfig) -> RunResult:
@@ -203,16 +210,19 @@ def run_emulation(scenario: Scenario, config: RunConfig) -> RunResult:
     collector.last_allocation_at = start  # stall clock starts with allocation
 
     def watchdog() -> None:
-        if collector.saturated_at is None and clock.now() - collector.last_allocation_at >= config.stall_time:
+        if collector.saturated_at is None and collector.stranded():
+            stop_reason[0] = "stranded"
+            clock.stop()
+        elif collector.saturated_at is None and clock.now() - collector.last_allocation_at >= config.stall_time:
             stop_reason[0] = "stalled"
             clock.stop()
         else:
-            clock.call_later(min(10.0, config.stall_time), watchdog)
+            clock.call_later(min(WATCH_PERIOD_S, config.stall_time), watchdog)
 
     collector.check_initial_saturation()
     if collector.saturated_at is None:
         transport.start_all()
-        clock.call_later(min(10.0, config.stall_time), watchdog)
+        clock.call_later(min(WATCH_PERIOD_S, config.stall_time), watchdog)
         log.info("run started", policy=config.policy, scenario=scenario.name, servers=len(scenario.servers), users=len(scenario.users), seed=config.seed)
         t0 = time.perf_counter()
         clock.run(until=config.max_time)
@@ -327,4 +337,5 @@ def _result(scenario: Scenario, config: RunConfig, collector: Collector, transpo
         error_curve=curve,
         cost_per_tick=cost_per_tick(transport, before, runtime / config.tick, len(scenario.servers), config),
         events=dict(sorted(collector.counters.items())),
+        stranded_users=collector.stranded() if stop_reason == "stranded" else [],
     )

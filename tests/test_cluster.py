@@ -100,7 +100,7 @@ def test_user_gives_up_a_placement_accepted_from_a_server_that_went_down():
     MemberDown makes it give the task up and send the next one to its living home."""
     import numpy as np
 
-    from dgdrf.nodes.protocol import HomeMoved, MemberDown, Proposal, ServerReply
+    from dgdrf.nodes.protocol import HomeMoved, MemberDown, Proposal, ServerReply, TaskQueued
     from dgdrf.nodes.user import User
     from dgdrf.runtime.actor import Actor
     from dgdrf.runtime.clock import VirtualClock
@@ -116,6 +116,7 @@ def test_user_gives_up_a_placement_accepted_from_a_server_that_went_down():
 
         def on_TaskRequest(self, src, msg):
             self.got.append(("task", msg.task_id))
+            self.send(src, TaskQueued(msg.task_id))
 
         def on_Accept(self, src, msg):
             self.got.append(("accept", msg.task_id))
@@ -130,21 +131,25 @@ def test_user_gives_up_a_placement_accepted_from_a_server_that_went_down():
         home, walker, gateway, new_home = (transport.register(Server(a)) for a in ("home", "walker", "gateway", "new-home"))
         user = transport.register(User("u1", [1.0, 1.0], "gateway"))
         user.start()
-        clock.run()
-        walker.send("u1", Proposal(0, "walker"))  # task 0 walked to "walker", which proposes
-        clock.run()
-        home.send("u1", Proposal(0, "home"))  # the home's later proposal of it is declined
-        clock.run()
+        settle(clock)
+        walker.send("u1", Proposal(0, "walker", 1))  # task 0 walked to "walker", which proposes
+        settle(clock)
+        home.send("u1", Proposal(0, "home", 1))  # the home's later proposal of it is declined
+        settle(clock)
         return reports, clock, home, walker, gateway, new_home, user
+
+    def settle(clock):
+        """Run a little: the user sends its Accept again until the task runs, for ever."""
+        clock.run(until=clock.now() + 0.1)
 
     reports, clock, home, walker, gateway, new_home, user = placed_by_walker()
     assert walker.got == [("accept", 0)] and home.got == [("task", 0), ("decline", 0)]
     gateway.send("u1", MemberDown(["walker"]))  # "walker" dies before its TaskAllocated
-    clock.run()
+    settle(clock)
     assert home.got[-1] == ("task", 1)  # task 0 given up, task 1 sent to the living home
     assert ("task_lost", {"task_id": 0, "server": "walker"}) in reports
     gateway.send("u1", MemberDown(["elsewhere"]))  # news of other servers changes nothing
-    clock.run()
+    settle(clock)
     assert home.got[-1] == ("task", 1) and user.task_id == 1
 
     # home and walker die together (one process held both): HomeMoved and MemberDown
@@ -153,5 +158,5 @@ def test_user_gives_up_a_placement_accepted_from_a_server_that_went_down():
         reports, clock, home, walker, gateway, new_home, user = placed_by_walker()
         for step in order:
             gateway.send("u1", HomeMoved("home", "new-home") if step == "moved" else MemberDown(["home", "walker"]))
-            clock.run()
+            settle(clock)
         assert new_home.got == [("task", 1)] and user.task_id == 1, order

@@ -8,6 +8,13 @@ was an error: the user did not hold the lowest global dominant share (eq. 3.3) a
 users whose next task still fits somewhere (thesis 5.3), also with relative tolerances.
 It detects saturation: the first moment no user's next task fits on any server, which
 ends a run (thesis 1.5.5, run-time).
+
+It also tells when a policy can no longer reach saturation by construction: under probes
+(thesis 4.2, alg. 4) a task runs only on a server that holds a copy of it, and servers
+report which copies they hold (``held``/``unheld``). A user whose current task is held
+only by servers where it no longer fits will never be allocated again (capacity never
+comes back: tasks never end), although its task may fit elsewhere; when every user whose
+next task fits somewhere is in that state, the run is :meth:`stranded`.
 """
 
 from __future__ import annotations
@@ -53,6 +60,8 @@ class Collector:
     counters: dict[str, int] = field(default_factory=dict)
     saturated_at: float | None = None
     last_allocation_at: float = 0.0
+    current: dict[str, int] = field(default_factory=dict)  # user -> its task being placed
+    holders: dict[tuple[str, int], set[str]] = field(default_factory=dict)  # (user, task) -> servers holding a copy
 
     def __post_init__(self) -> None:
         self.ledger = AllocationLedger(len(self.scenario.resources))
@@ -84,6 +93,38 @@ class Collector:
 
     def _on_submitted(self, user: str, time: float, f: dict[str, Any]) -> None:
         self.submitted_at[(user, f["task_id"])] = time
+        old = self.current.get(user)
+        if old is not None:
+            self.holders.pop((user, old), None)
+        self.current[user] = f["task_id"]
+
+    def _on_held(self, server: str, time: float, f: dict[str, Any]) -> None:
+        key = (f["user"], f["task_id"])
+        if self.current.get(key[0]) == key[1]:
+            self.holders.setdefault(key, set()).add(server)
+
+    def _on_unheld(self, server: str, time: float, f: dict[str, Any]) -> None:
+        held = self.holders.get((f["user"], f["task_id"]))
+        if held is not None:
+            held.discard(server)
+
+    def stranded(self) -> list[str]:
+        """The users whose next task fits somewhere but is held only by servers where it
+        no longer fits (probes, thesis 4.2), when every such user is in that state and at
+        least one is; else []. A task not yet held anywhere (on its way) is not stranded,
+        nor one held by a server with room, whose proposal may be out."""
+        ledger = self.ledger
+        eligible = ledger.fits_anywhere()
+        found: list[str] = []
+        for i in np.flatnonzero(eligible):
+            user = ledger.user_ids[i]
+            held = self.holders.get((user, self.current.get(user, -1)))
+            if not held:
+                return []
+            if any(ledger.fits_on(i, ledger.server_index[s]) for s in held if s in ledger.server_index):
+                return []
+            found.append(user)
+        return found
 
     def _on_accepted(self, user: str, time: float, f: dict[str, Any]) -> None:
         self.accepted.setdefault((user, f["task_id"]), []).append(f["server"])
@@ -96,6 +137,9 @@ class Collector:
             self.violations.append(f"t={time:.6f}: task {task_id} of {user} allocated twice (again on {server})")
             return
         self._allocated.add(key)
+        self.holders.pop(key, None)
+        if self.current.get(user) == task_id:
+            self.current[user] = -1  # its next task is on its way
         u = ledger.user_index.get(user)
         s = ledger.server_index.get(server)
         if u is None or s is None:

@@ -10,7 +10,7 @@ from typing import Protocol
 
 import numpy as np
 
-from dgdrf.nodes.protocol import HomeMoved, MemberDown, RegisterServer, ServerReply, ServerRequest
+from dgdrf.nodes.protocol import HomeMoved, MemberDown, RegisterServer, Registered, ServerReply, ServerRequest
 from dgdrf.runtime.actor import Actor
 
 
@@ -93,6 +93,7 @@ class Gateway(Actor):
         self._waiting: list[tuple[str, int]] = []
 
     def on_RegisterServer(self, src: str, msg: RegisterServer) -> None:
+        self.send(src, Registered())
         self.routing.add_server(src)
         waiting, self._waiting = self._waiting, []
         for user, task_id in waiting:

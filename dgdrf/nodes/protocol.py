@@ -1,10 +1,17 @@
 """Message types of the task-allocation protocol (thesis alg. 3 and ch. 4).
 
 A user asks the gateway for a server (ServerRequest/ServerReply), submits its next task
-there (TaskRequest), accepts exactly one proposal per task id (Proposal/Accept, or
-Decline for any other), and learns that the task runs (TaskAllocated). Servers register
-their capacity with a scheduler (RegisterServer) and are told to place a task
-(Allocate; AllocateRejected if it does not fit after all).
+there (TaskRequest, acknowledged by TaskQueued), accepts exactly one proposal per task id
+(Proposal/Accept, or Decline for any other), and learns that the task runs
+(TaskAllocated). Servers register their capacity with a scheduler (RegisterServer,
+acknowledged by Registered) and are told to place a task (Allocate; AllocateRejected if
+it does not fit after all).
+
+Messages can be lost or repeated (``--loss``, ``--duplicate``; a network's connections
+drop): every step that waits for an answer sends again after :data:`RETRY_S` seconds
+until it comes, and every handler recognises a repeat. A proposal carries its proposer's
+reference number (``ref``), echoed by Accept, Decline and Withdrawn, so that an answer to
+an older proposal of the same task is never taken for an answer to the current one.
 
 Vectors travel as lists of floats; ids as strings. Tags 1-19 belong to this protocol.
 """
@@ -12,6 +19,14 @@ Vectors travel as lists of floats; ids as strings. Tags 1-19 belong to this prot
 from __future__ import annotations
 
 from dgdrf.runtime.messages import Message, message
+
+#: Seconds a protocol step waits for its answer before sending again: 50 times the
+#: default emulated latency's maximum (5 ms), several loopback round trips; without loss
+#: no step is ever repeated.
+RETRY_S = 0.25
+#: Seconds a proposal holds its reservation without an answer (sent again every
+#: RETRY_S meanwhile): the user is taken for gone, the capacity given back.
+PROPOSAL_TIMEOUT_S = 2.0
 
 
 @message(1)
@@ -41,17 +56,21 @@ class TaskRequest(Message):
 
 @message(4)
 class Proposal(Message):
-    """Scheduler -> user: task ``task_id`` can run on ``server``."""
+    """Scheduler -> user: task ``task_id`` can run on ``server`` (the proposer's
+    reference ``ref`` tells this proposal from its other ones of the same task)."""
 
     task_id: int
     server: str
+    ref: int
 
 
 @message(5)
 class Accept(Message):
-    """User -> scheduler: yes, place task ``task_id`` (sent once per task id)."""
+    """User -> scheduler: yes, place task ``task_id`` as proposed in ``ref`` (one
+    proposal accepted per task id; the Accept is repeated until the task runs)."""
 
     task_id: int
+    ref: int
 
 
 @message(6)
@@ -59,6 +78,7 @@ class Decline(Message):
     """User -> scheduler: no (a proposal for a task already accepted elsewhere)."""
 
     task_id: int
+    ref: int
 
 
 @message(7)
@@ -109,3 +129,24 @@ class HomeMoved(Message):
 
     old: str
     new: str
+
+
+@message(13)
+class Withdrawn(Message):
+    """Scheduler -> user: the proposal ``ref`` you accepted no longer stands (it expired
+    before your Accept came, or the node refused the task): wait for another."""
+
+    task_id: int
+    ref: int
+
+
+@message(14)
+class TaskQueued(Message):
+    """Server -> user: I hold task ``task_id``; I will propose it when it is its turn."""
+
+    task_id: int
+
+
+@message(15)
+class Registered(Message):
+    """Scheduler or gateway -> resource node: your RegisterServer arrived."""

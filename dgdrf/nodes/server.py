@@ -72,11 +72,15 @@ class Server(Actor):
         return True
 
     def start_task(self, user: str, task_id: int, demand: Sequence[float], dominant_share: float) -> bool:
-        """Run a task (from its reservation, or checking the fit now) and tell its user."""
+        """Run a task (from its reservation, or checking the fit now) and tell its user.
+        A task already running here is not started again: the order was repeated (its
+        TaskAllocated was lost and the user's Accept sent again), so the user is told
+        again."""
         key = (user, task_id)
         if key in self.running:
-            self.report("rejected", user=user, task_id=task_id, duplicate=True)
-            return False
+            self.report("repeated_start", user=user, task_id=task_id)
+            self.send(user, TaskAllocated(task_id, self.address, dominant_share))
+            return True
         d = self.reserved.pop(key, None)
         if d is None:
             if not self.fits(demand):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from dgdrf.nodes.gateway import Routing
-from dgdrf.nodes.protocol import RegisterServer
+from dgdrf.nodes.protocol import RETRY_S, RegisterServer, Registered
 from dgdrf.overlay.toolbox_gradient import DEFAULT_OLD_THRESHOLD
 from dgdrf.runtime.actor import Role
 
@@ -57,6 +57,7 @@ class PolicyOptions:
     gradient: str | None = None  # "toolbox" or "stamped"; None: the policy's default
     gradient_old_threshold: int = DEFAULT_OLD_THRESHOLD  # toolbox: age at which the oldest entry leaves
     gini_neighbours: str = "gradient"  # PDGDRF's Gini over the gradient view, or the whole overlay
+    retry: float = RETRY_S  # seconds a protocol step waits for its answer before sending again
 
     @property
     def gradient_every(self) -> float:
@@ -65,13 +66,26 @@ class PolicyOptions:
 
 class AnnounceCapacity(Role):
     """A resource node tells a scheduler or the gateway, at start, that it exists and
-    what its capacity is (RegisterServer): nodes learn of each other only by messages."""
+    what its capacity is (RegisterServer): nodes learn of each other only by messages.
+    Sent again every ``retry`` seconds until acknowledged (Registered): a scheduler that
+    never heard of a server leaves its capacity unused, and the run never saturates."""
 
-    def __init__(self, to: str) -> None:
+    def __init__(self, to: str, retry: float = RETRY_S) -> None:
         self.to = to
+        self.retry = retry
+        self.registered = False
 
     def setup(self) -> None:
-        self.actor.send(self.to, RegisterServer(self.actor.capacity.tolist()))
+        self._announce()
+
+    def _announce(self) -> None:
+        if not self.registered:
+            self.actor.send(self.to, RegisterServer(self.actor.capacity.tolist()))
+            self.actor.after(self.retry, self._announce)
+
+    def on_Registered(self, src: str, msg: Registered) -> None:
+        if src == self.to:
+            self.registered = True
 
 
 class Policy(ABC):

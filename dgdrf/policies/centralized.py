@@ -13,12 +13,13 @@ start it. One task per tick models the cost of the decision (thesis 4.1).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from dgdrf.model.ledger import AllocationLedger
 from dgdrf.nodes.gateway import FixedRouting, Routing
-from dgdrf.nodes.protocol import Accept, Allocate, AllocateRejected, Decline, MemberDown, Proposal, RegisterServer, TaskRequest
+from dgdrf.nodes.protocol import PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Allocate, AllocateRejected, Decline, MemberDown, Proposal, Registered, RegisterServer, TaskQueued, TaskRequest, Withdrawn
 from dgdrf.policies.base import AnnounceCapacity, Policy
 from dgdrf.runtime.actor import Role
 
@@ -55,14 +56,43 @@ def select_fifo(ledger: AllocationLedger, pending: dict[str, TaskRequest]) -> tu
     return None
 
 
-class CentralScheduler(Role):
-    """The central server's allocation logic: one placement per allocation tick."""
+@dataclass
+class Placement:
+    """A task the scheduler placed: where, the request, and its proposal's reference."""
 
-    def __init__(self, select: Selector) -> None:
+    server: int
+    request: TaskRequest
+    ref: int
+
+
+class CentralScheduler(Role):
+    """The central server's allocation logic: one placement per allocation tick.
+
+    Loss and repeats (nodes/protocol.py): a TaskRequest is acknowledged (TaskQueued) and a
+    repeated one changes nothing; a proposal is sent again every ``retry`` seconds until
+    the user answers and expires (its reservation released, the task queued again) after
+    ``proposal_timeout``; an Accept that comes again for a task already ordered makes the
+    scheduler order it again (the Allocate or the TaskAllocated was lost; the node starts a
+    task once); one for a proposal that is gone gets Withdrawn.
+
+    ``strict`` (DRF): the next placement goes to the lowest-share user whose next task
+    fits, known from its earlier requests, and the scheduler waits for that user's
+    request rather than place someone else's (up to ``patience`` seconds, for a user that
+    is gone). Without loss every request is in before the next tick, so this changes
+    nothing; with loss the placements are DRF's, only later."""
+
+    def __init__(self, select: Selector, strict: bool = False, retry: float = RETRY_S, proposal_timeout: float = PROPOSAL_TIMEOUT_S) -> None:
         self.select = select
+        self.strict = strict
+        self.retry = retry
+        self.proposal_timeout = proposal_timeout
+        self.patience = 20 * retry
         self.ledger: AllocationLedger | None = None
         self.pending: dict[str, TaskRequest] = {}  # insertion order = arrival order
-        self.awaiting: dict[tuple[str, int], tuple[int, TaskRequest]] = {}
+        self.awaiting: dict[tuple[str, int], Placement] = {}  # proposed, unanswered
+        self.ordered: dict[str, tuple[int, Placement]] = {}  # user -> (task, placement) last ordered
+        self._ref = 0
+        self._waiting: tuple[int, float] | None = None  # (user the strict order waits for, since)
 
     def on_RegisterServer(self, src: str, msg: RegisterServer) -> None:
         if self.ledger is None:
@@ -70,7 +100,9 @@ class CentralScheduler(Role):
         if len(msg.capacity) != self.ledger.m:
             self.actor.report("bad_message", type="RegisterServer", src=src, reason=f"{len(msg.capacity)} resources, expected {self.ledger.m}")
             return
-        self.ledger.add_server(src, msg.capacity)
+        if src not in self.ledger.server_index:
+            self.ledger.add_server(src, msg.capacity)
+        self.actor.send(src, Registered())
 
     def on_MemberDown(self, src: str, msg: MemberDown) -> None:
         """Servers that went down (network mode) take no more tasks."""
@@ -84,12 +116,27 @@ class CentralScheduler(Role):
         if self.ledger is None or len(msg.demand) != self.ledger.m:
             self.actor.report("bad_message", type="TaskRequest", src=src, reason="demand does not match the resources")
             return
+        self.actor.send(msg.user, TaskQueued(msg.task_id))
+        if self._known(msg.user, msg.task_id):
+            return  # a repeated request
         self.ledger.add_user(msg.user, msg.demand)
         self.pending.pop(msg.user, None)
         self.pending[msg.user] = msg
 
+    def _known(self, user: str, task_id: int) -> bool:
+        """Whether this task (or a later one) of ``user`` is queued, proposed or ordered."""
+        held = self.pending.get(user)
+        if held is not None and held.task_id >= task_id:
+            return True
+        ordered = self.ordered.get(user)
+        if ordered is not None and ordered[0] >= task_id:
+            return True
+        return any(u == user and t >= task_id for u, t in self.awaiting)
+
     def on_tick(self) -> None:
         if not self.pending or self.ledger is None:
+            return
+        if self.strict and not self._lowest_waits():
             return
         pick = self.select(self.ledger, self.pending)
         if pick is None:
@@ -98,43 +145,96 @@ class CentralScheduler(Role):
         user_id = self.ledger.user_ids[user]
         request = self.pending.pop(user_id)
         self.ledger.allocate(user, server)  # reserve until the user answers
-        self.awaiting[(user_id, request.task_id)] = (server, request)
-        self.actor.send(user_id, Proposal(request.task_id, self.ledger.server_ids[server]))
+        self._ref += 1
+        self.awaiting[(user_id, request.task_id)] = Placement(server, request, self._ref)
+        self._propose(user_id, request.task_id, self._ref, 0.0)
+
+    def _lowest_waits(self) -> bool:
+        """DRF's strict order: whether the lowest-share user whose task fits has its
+        request here (or has kept us waiting longer than ``patience``)."""
+        ledger = self.ledger
+        lowest = ledger.lowest_share_user(ledger.fits_anywhere())
+        if lowest is None or ledger.user_ids[lowest] in self.pending:
+            self._waiting = None
+            return True
+        now = self.actor.now()
+        if self._waiting is None or self._waiting[0] != lowest:
+            self._waiting = (lowest, now)
+        if now - self._waiting[1] < self.patience:
+            return False
+        self.actor.report("lowest_user_skipped", user=ledger.user_ids[lowest])
+        return True
+
+    def _propose(self, user: str, task_id: int, ref: int, waited: float) -> None:
+        placement = self.awaiting.get((user, task_id))
+        if placement is None or placement.ref != ref:
+            return  # answered
+        if waited >= self.proposal_timeout:
+            del self.awaiting[(user, task_id)]
+            self.ledger.release(self.ledger.user_index[user], placement.server)
+            self.actor.report("proposal_expired", user=user, task_id=task_id)
+            if user not in self.pending:
+                self.pending[user] = placement.request
+            return
+        if waited > 0:
+            self.actor.report("retransmitted", step="proposal")
+        self.actor.send(user, Proposal(task_id, self.ledger.server_ids[placement.server], ref))
+        self.actor.after(self.retry, self._propose, user, task_id, ref, waited + self.retry)
 
     def on_Accept(self, src: str, msg: Accept) -> None:
-        entry = self.awaiting.pop((src, msg.task_id), None)
-        if entry is None:
-            self.actor.report("unexpected_accept", user=src, task_id=msg.task_id)
+        key = (src, msg.task_id)
+        placement = self.awaiting.get(key)
+        if placement is not None and placement.ref == msg.ref:
+            del self.awaiting[key]
+            self.ordered[src] = (msg.task_id, placement)
+            self._order(src, msg.task_id, placement)
             return
-        server, request = entry
-        user = self.ledger.user_index[src]
-        self.actor.send(self.ledger.server_ids[server], Allocate(src, msg.task_id, request.demand, self.ledger.share(user)))
+        ordered = self.ordered.get(src)
+        if ordered is not None and ordered[0] == msg.task_id and ordered[1].ref == msg.ref:
+            self._order(src, msg.task_id, ordered[1])  # the order or its TaskAllocated was lost
+            return
+        self.actor.report("unexpected_accept", user=src, task_id=msg.task_id)
+        self.actor.send(src, Withdrawn(msg.task_id, msg.ref))
+
+    def _order(self, user: str, task_id: int, placement: Placement) -> None:
+        u = self.ledger.user_index[user]
+        self.actor.send(self.ledger.server_ids[placement.server], Allocate(user, task_id, placement.request.demand, self.ledger.share(u)))
 
     def on_Decline(self, src: str, msg: Decline) -> None:
-        entry = self.awaiting.pop((src, msg.task_id), None)
-        if entry is not None:
-            self.ledger.release(self.ledger.user_index[src], entry[0])
+        placement = self.awaiting.get((src, msg.task_id))
+        if placement is not None and placement.ref == msg.ref:
+            del self.awaiting[(src, msg.task_id)]
+            self.ledger.release(self.ledger.user_index[src], placement.server)
 
     def on_AllocateRejected(self, src: str, msg: AllocateRejected) -> None:
-        """The node refused (our view was wrong): undo the reservation, wait again."""
+        """The node refused (our view was wrong): undo the reservation, tell the user the
+        proposal it accepted is void, and queue the task again."""
         self.actor.report("allocate_rejected", user=msg.user, task_id=msg.task_id, server=src)
         if self.ledger is None or msg.user not in self.ledger.user_index or src not in self.ledger.server_index:
             return
+        ordered = self.ordered.get(msg.user)
+        if ordered is None or ordered[0] != msg.task_id or self.ledger.server_ids[ordered[1].server] != src:
+            return  # about an order we no longer hold (a repeat)
+        del self.ordered[msg.user]
         user, server = self.ledger.user_index[msg.user], self.ledger.server_index[src]
         if self.ledger.placed[user, server] > 0:
             self.ledger.release(user, server)
+        self.actor.send(msg.user, Withdrawn(msg.task_id, ordered[1].ref))
+        if msg.user not in self.pending:
+            self.pending[msg.user] = ordered[1].request
 
 
 class _Centralized(Policy):
     select: Selector
+    strict: bool = True  # DRF's order: wait for the lowest user's request (CentralScheduler)
 
     def gateway_routing(self) -> Routing:
         return FixedRouting(self.options.central)
 
     def server_roles(self, server) -> list[Role]:
-        roles: list[Role] = [AnnounceCapacity(self.options.central)]
+        roles: list[Role] = [AnnounceCapacity(self.options.central, self.options.retry)]
         if server.address == self.options.central:
-            roles.append(CentralScheduler(type(self).select))
+            roles.append(CentralScheduler(type(self).select, strict=self.strict, retry=self.options.retry))
         return roles
 
 
@@ -154,3 +254,4 @@ class CentralizedFIFO(_Centralized):
     name = "fifo"
     description = "central server, tasks in arrival order, first-fit server (thesis 4.1)"
     select = staticmethod(select_fifo)
+    strict = False

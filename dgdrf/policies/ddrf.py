@@ -22,12 +22,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from dgdrf.nodes.protocol import TaskRequest
+from dgdrf.nodes.protocol import TaskQueued, TaskRequest
 from dgdrf.overlay.gradient import GradientBase
 from dgdrf.policies.distributed import DistributedPolicy
 from dgdrf.policies.local import HomeUsers, TaskDesk
 from dgdrf.policies.messages import ShareReply, ShareRequest
 from dgdrf.runtime.actor import Role
+
+
+#: how long a user whose task found no room stays out of the competition before its task
+#: is tried again, at first; doubled at every further failure, up to STUCK_MAX_S
+STUCK_FIRST_S = 10.0
+STUCK_MAX_S = 640.0
 
 
 class HomeScheduler(Role):
@@ -37,7 +43,14 @@ class HomeScheduler(Role):
     user's task is out (proposed here or walking), the user keeps its reported share, so
     the server keeps its place in the overlay's order until the user reports the share the
     placed task gave it: no other server's user can overtake a task still on its way, as
-    DRF's strict order requires."""
+    DRF's strict order requires.
+
+    A task whose walk found no room makes its user *stuck*: it no longer counts towards
+    this server's minimum (eq. 4.2), so the rest of the cluster goes on. A walk has a
+    bounded length (4.3) and can miss the one server with room, and tasks never end, so
+    capacity that exists now stays: the task is tried again after STUCK_FIRST_S seconds,
+    then after twice as long at every further failure (up to STUCK_MAX_S). A run ends when
+    no task fits anywhere, so a task that really fits nowhere costs nothing more."""
 
     def __init__(self, desk: TaskDesk) -> None:
         self.desk = desk
@@ -46,6 +59,7 @@ class HomeScheduler(Role):
         desk.on_walk_failed = self._walk_failed
 
     def on_TaskRequest(self, src: str, msg: TaskRequest) -> None:
+        self.actor.send(msg.user, TaskQueued(msg.task_id))
         self.home.submit(msg)
 
     def place_lowest(self, admit: Callable[[float], bool] | None = None) -> bool:
@@ -60,31 +74,46 @@ class HomeScheduler(Role):
             return False
         req = u.request
         if not self.desk.place(uid, req.task_id, req.demand, u.share, self.actor.address):
-            self.home.mark_stuck(u)  # no room here and nowhere to walk
+            self._stuck(uid, u)  # no room here and nowhere to walk
             return False
         u.out = True
         self.actor.after(self.desk.walk_patience, self._overdue, uid, req.task_id)
         return True
 
     def _overdue(self, user: str, task_id: int) -> None:
-        """A task still out after the longest possible walk was lost with a server that
-        went down (network mode): let it be placed again. A late original is harmless:
-        the user accepts one proposal per task and declines the rest."""
+        """A task still out after the longest possible walk was lost (its walk with a
+        server that went down, or on the way, every retransmission of a hop lost): let it
+        be placed again. A late original is harmless: the user accepts one proposal per
+        task and declines the rest. A task known to run is not placed again."""
         u = self.home.users.get(user)
-        if u is not None and u.out and u.request is not None and u.request.task_id == task_id:
+        if u is not None and u.out and u.request is not None and u.request.task_id == task_id and u.started != task_id:
             u.out = False
             self.actor.report("task_overdue", user=user, task_id=task_id)
 
-    def _resolved(self, user: str, task_id: int, accepted: bool) -> None:
+    def _resolved(self, user: str, task_id: int, outcome: str) -> None:
         u = self.home.users.get(user)
-        if not accepted and u is not None and u.request is not None and u.request.task_id == task_id:
+        if u is None or u.request is None or u.request.task_id != task_id:
+            return
+        if outcome == "accepted":
+            u.started = task_id
+        else:
             u.out = False  # declined or unanswered: the task waits here again
 
     def _walk_failed(self, user: str, task_id: int) -> None:
         u = self.home.users.get(user)
         if u is not None and u.request is not None and u.request.task_id == task_id:
             u.out = False
-            self.home.mark_stuck(u)  # its task found no room: it no longer holds the minimum
+            self._stuck(user, u)  # its task found no room: it no longer holds the minimum
+
+    def _stuck(self, user: str, u) -> None:
+        self.home.mark_stuck(u)
+        u.stuck_for = min(STUCK_MAX_S, 2 * u.stuck_for) if u.stuck_for else STUCK_FIRST_S
+        self.actor.after(u.stuck_for, self._retry_stuck, user, u.request.task_id)
+
+    def _retry_stuck(self, user: str, task_id: int) -> None:
+        u = self.home.users.get(user)
+        if u is not None and u.stuck and u.request is not None and u.request.task_id == task_id:
+            self.home.unstick(u)
 
 
 class DdrfScheduler(HomeScheduler):
@@ -98,14 +127,25 @@ class DdrfScheduler(HomeScheduler):
         self.shares: dict[str, float] = {}
 
     def on_tick(self) -> None:
-        if self.neighbours is None:
-            self.neighbours = self.neighbour_source()[: self.P]
-            self.shares = {n: math.inf for n in self.neighbours}
+        if self.neighbours is None or len(self.neighbours) < self.P:
+            self._draw_neighbours()
         floor = min(self.shares.values(), default=math.inf)
         self.place_lowest(lambda share: share <= floor)
         if self.home.users:  # only servers with users need their neighbours' state (4.3)
             for n in self.neighbours:
                 self.actor.send(n, ShareRequest())
+
+    def _draw_neighbours(self) -> None:
+        """The fixed neighbours: P at the first tick, topped up from the same source while
+        it offered fewer (a cluster of fewer than P + 1 servers, or a peer-sampling view
+        caught empty, which would otherwise leave a server without neighbours for good)."""
+        if self.neighbours is None:
+            self.neighbours = self.neighbour_source()[: self.P]
+        else:
+            known = set(self.neighbours)
+            self.neighbours += [n for n in self.neighbour_source() if n not in known][: self.P - len(self.neighbours)]
+        for n in self.neighbours:
+            self.shares.setdefault(n, math.inf)
 
     def on_ShareRequest(self, src: str, msg: ShareRequest) -> None:
         self.actor.send(src, ShareReply(self.home.min_share()))

@@ -27,14 +27,14 @@ class DistributedPolicy(Policy):
     def common_roles(self, server) -> tuple[list[Role], Cyclon, TaskDesk]:
         o = self.options
         cyclon = Cyclon(o.cyclon_view, o.cyclon_shuffle, o.cyclon_period, bootstrap=o.bootstrap)
-        roles: list[Role] = [AnnounceCapacity(o.gateway), cyclon]
+        roles: list[Role] = [AnnounceCapacity(o.gateway, o.retry), cyclon]
         if o.capacity_knowledge == "pushsum":
             pushsum = PushSum(server.capacity.tolist(), 1.0 if server.address == o.initiator else 0.0, cyclon, o.cyclon_period)
             roles.append(pushsum)
             knowledge = CapacityKnowledge(pushsum=pushsum)
         else:
             knowledge = CapacityKnowledge(exact=o.total_capacity)
-        desk = TaskDesk(knowledge, sampler=cyclon)
+        desk = TaskDesk(knowledge, sampler=cyclon, retry=o.retry)
         roles.append(desk)
         return roles, cyclon, desk
 

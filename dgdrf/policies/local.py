@@ -22,10 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from dgdrf.model.resources import task_dominant_share
-from dgdrf.nodes.protocol import Accept, Decline, Proposal, TaskRequest
+from dgdrf.nodes.protocol import PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Decline, Proposal, TaskRequest, Withdrawn
 from dgdrf.overlay.cyclon import Cyclon
 from dgdrf.overlay.pushsum import PushSum
-from dgdrf.policies.messages import WalkFailed, WalkTask
+from dgdrf.policies.messages import WalkAck, WalkFailed, WalkTask
 from dgdrf.runtime.actor import Role
 
 INF = math.inf
@@ -67,6 +67,8 @@ class HomeUser:
     request: TaskRequest | None = None  # the task waiting here, if any
     out: bool = False  # a proposal or walk for its task is under way
     stuck: bool = False  # its task found no room anywhere (walk failed)
+    started: int = -1  # the last of its tasks known to run (accepted here)
+    stuck_for: float = 0.0  # how long it stays stuck before its task is tried again
 
 
 class HomeUsers:
@@ -80,17 +82,28 @@ class HomeUsers:
         self._lowest: tuple[str, HomeUser] | None = None
         self._stale = False
 
-    def submit(self, msg: TaskRequest) -> None:
+    def submit(self, msg: TaskRequest) -> bool:
+        """Take the user's next task; False for a task held already or an older one (a
+        repeated TaskRequest: its first copy may be out, and must not go out twice)."""
         u = self.users.get(msg.user)
         if u is None:
             self.users[msg.user] = HomeUser(msg.dominant_share, msg)
+        elif u.request is not None and msg.task_id <= u.request.task_id:
+            return False
         else:
             u.share, u.request, u.out = msg.dominant_share, msg, False
+            u.stuck, u.stuck_for = False, 0.0
         self._stale = True
+        return True
 
     def mark_stuck(self, user: HomeUser) -> None:
         """Its task found no room anywhere: it no longer competes for the minimum."""
         user.stuck = True
+        self._stale = True
+
+    def unstick(self, user: HomeUser) -> None:
+        """Try its task again (a walk of bounded length can miss the one server with room)."""
+        user.stuck = False
         self._stale = True
 
     def lowest(self) -> tuple[str, HomeUser] | None:
@@ -121,44 +134,122 @@ class HomeUsers:
         return -(u.share + TIE_SCALE * tie_break(uid))
 
 
-class TaskDesk(Role):
-    """Proposals with reserved capacity, and the random walk of tasks that do not fit."""
+@dataclass
+class Proposed:
+    """A proposal out: its task's demand, the user's share before it, its reference."""
 
-    def __init__(self, capacity: CapacityKnowledge, sampler: Cyclon | None = None, walk_ttl: int = 1024, proposal_timeout: float = 1.0) -> None:
+    demand: list[float]
+    share: float
+    ref: int
+
+
+#: how many times a walk's hop is sent (to a new random peer each time) before the walk
+#: is taken for lost; its home then places the task again when it is overdue
+HOP_TRIES = 8
+#: how many recently handled walk hops a node remembers, to recognise a repeated one
+_SEEN_HOPS = 4096
+
+
+class TaskDesk(Role):
+    """Proposals with reserved capacity, and the random walk of tasks that do not fit.
+
+    Loss and repeats (see nodes/protocol.py): a proposal is sent again every ``retry``
+    seconds until the user answers, and expires after ``proposal_timeout``; an Accept
+    that comes for a proposal that expired gets Withdrawn, one repeated for a task that
+    runs here gets its TaskAllocated again. Each hop of a walk is acknowledged by the node
+    it reached (WalkAck) and sent again, to another random peer, until it is; a node
+    handles a hop it has handled before only by acknowledging it again."""
+
+    def __init__(self, capacity: CapacityKnowledge, sampler: Cyclon | None = None, walk_ttl: int = 1024, proposal_timeout: float = PROPOSAL_TIMEOUT_S, retry: float = RETRY_S) -> None:
         self.capacity = capacity
         self.sampler = sampler
         self.walk_ttl = walk_ttl
         self.proposal_timeout = proposal_timeout
+        self.retry = retry
         #: a task out longer than this (a walk of walk_ttl hops at 10 ms a hop, and its
         #: proposal) was lost with a server that went down
         self.walk_patience = max(10.0, walk_ttl * 0.01) + proposal_timeout
-        self.proposals: dict[tuple[str, int], tuple[list[float], float]] = {}
-        self.on_resolved: Callable[[str, int, bool], None] | None = None  # (user, task, accepted)
+        self.proposals: dict[tuple[str, int], Proposed] = {}
+        self._ref = 0
+        self._started: dict[str, tuple[int, int, float]] = {}  # user -> (task, ref, share) last started here
+        self._walks = 0  # walks started here (they are numbered per home)
+        self._hops: dict[tuple[str, int, int], int] = {}  # (home, walk, ttl) sent, not yet acknowledged -> tries
+        self._seen: dict[tuple[str, int, int], None] = {}  # (home, walk, ttl) handled here (bounded, oldest first)
+        #: (user, task, outcome): "accepted", "declined" or "expired"
+        self.on_resolved: Callable[[str, int, str], None] | None = None
         self.on_walk_failed: Callable[[str, int], None] | None = None
 
     def propose(self, user: str, task_id: int, demand: list[float], share: float) -> bool:
         """Reserve capacity and propose; False if it does not fit here."""
         if not self.actor.reserve(user, task_id, demand):
             return False
-        self.proposals[(user, task_id)] = (demand, share)
-        self.actor.send(user, Proposal(task_id, self.actor.address))
-        self.actor.after(self.proposal_timeout, self._expire, user, task_id)
+        self._ref += 1
+        ref = self._ref
+        self.proposals[(user, task_id)] = Proposed(demand, share, ref)
+        self.actor.send(user, Proposal(task_id, self.actor.address, ref))
+        self.actor.after(self.retry, self._repropose, user, task_id, ref, self.retry)
         return True
+
+    def _repropose(self, user: str, task_id: int, ref: int, waited: float) -> None:
+        p = self.proposals.get((user, task_id))
+        if p is None or p.ref != ref:
+            return  # answered
+        if waited >= self.proposal_timeout:
+            self._expire(user, task_id)
+            return
+        self.actor.report("retransmitted", step="proposal")
+        self.actor.send(user, Proposal(task_id, self.actor.address, ref))
+        self.actor.after(self.retry, self._repropose, user, task_id, ref, waited + self.retry)
+
+    def _resolve(self, user: str, task_id: int, outcome: str) -> None:
+        if self.on_resolved is not None:
+            self.on_resolved(user, task_id, outcome)
 
     def place(self, user: str, task_id: int, demand: list[float], share: float, home: str) -> bool:
         """Here if it fits, else start a random walk. False if no walk is possible."""
         if self.propose(user, task_id, demand, share):
             return True
-        return self._walk(WalkTask(user, task_id, demand, share, home, self.walk_ttl))
+        self._walks += 1
+        return self._walk(WalkTask(user, task_id, demand, share, home, self.walk_ttl, self._walks))
 
     def _walk(self, msg: WalkTask) -> bool:
+        """Pass the task on to a random peer (thesis 4.3), one hop less to go."""
         peer = self.sampler.random_peer() if self.sampler is not None else None
         if peer is None or msg.ttl <= 0:
             return False
-        self.actor.send(peer, WalkTask(msg.user, msg.task_id, msg.demand, msg.dominant_share, msg.home, msg.ttl - 1))
+        hop = WalkTask(msg.user, msg.task_id, msg.demand, msg.dominant_share, msg.home, msg.ttl - 1, msg.walk)
+        self._hops[(hop.home, hop.walk, hop.ttl)] = 1
+        self.actor.send(peer, hop)
+        self.actor.after(self.retry, self._rehop, hop)
         return True
 
+    def _rehop(self, hop: WalkTask) -> None:
+        key = (hop.home, hop.walk, hop.ttl)
+        tries = self._hops.get(key)
+        if tries is None:
+            return  # acknowledged
+        peer = self.sampler.random_peer() if self.sampler is not None else None
+        if tries >= HOP_TRIES or peer is None:
+            del self._hops[key]
+            self.actor.report("walk_lost", user=hop.user, task_id=hop.task_id)
+            return
+        self._hops[key] = tries + 1
+        self.actor.report("retransmitted", step="walk")
+        self.actor.send(peer, hop)
+        self.actor.after(self.retry, self._rehop, hop)
+
+    def on_WalkAck(self, src: str, msg: WalkAck) -> None:
+        self._hops.pop((msg.home, msg.walk, msg.ttl), None)
+
     def on_WalkTask(self, src: str, msg: WalkTask) -> None:
+        key = (msg.home, msg.walk, msg.ttl)
+        self.actor.send(src, WalkAck(msg.home, msg.walk, msg.ttl))
+        seen = self._seen
+        if key in seen:
+            return  # a hop sent again: our WalkAck was lost
+        seen[key] = None
+        if len(seen) > _SEEN_HOPS:
+            del seen[next(iter(seen))]
         if self.propose(msg.user, msg.task_id, msg.demand, msg.dominant_share):
             return
         if not self._walk(msg):
@@ -169,26 +260,34 @@ class TaskDesk(Role):
             self.on_walk_failed(msg.user, msg.task_id)
 
     def on_Accept(self, src: str, msg: Accept) -> None:
-        entry = self.proposals.pop((src, msg.task_id), None)
-        if entry is None:
-            self.actor.report("unexpected_accept", user=src, task_id=msg.task_id)
+        key = (src, msg.task_id)
+        p = self.proposals.get(key)
+        if p is not None and p.ref == msg.ref:
+            del self.proposals[key]
+            d = self.capacity.task_share(p.demand)
+            share = p.share + (d or 0.0)
+            self._started[src] = (msg.task_id, msg.ref, share)
+            self.actor.start_task(src, msg.task_id, p.demand, share)
+            self._resolve(src, msg.task_id, "accepted")
             return
-        demand, share = entry
-        d = self.capacity.task_share(demand)
-        self.actor.start_task(src, msg.task_id, demand, share + (d or 0.0))
-        if self.on_resolved is not None:
-            self.on_resolved(src, msg.task_id, True)
+        started = self._started.get(src)
+        if started is not None and started[:2] == (msg.task_id, msg.ref):
+            self.actor.start_task(src, msg.task_id, [], started[2])  # runs: tell the user again
+            return
+        self.actor.report("unexpected_accept", user=src, task_id=msg.task_id)
+        self.actor.send(src, Withdrawn(msg.task_id, msg.ref))
 
     def on_Decline(self, src: str, msg: Decline) -> None:
-        if self.proposals.pop((src, msg.task_id), None) is not None:
+        key = (src, msg.task_id)
+        p = self.proposals.get(key)
+        if p is not None and p.ref == msg.ref:
+            del self.proposals[key]
             self.actor.release(src, msg.task_id)
             self.actor.report("declined", user=src, task_id=msg.task_id)
-            if self.on_resolved is not None:
-                self.on_resolved(src, msg.task_id, False)
+            self._resolve(src, msg.task_id, "declined")
 
     def _expire(self, user: str, task_id: int) -> None:
         if self.proposals.pop((user, task_id), None) is not None:
             self.actor.release(user, task_id)
             self.actor.report("proposal_expired", user=user, task_id=task_id)
-            if self.on_resolved is not None:
-                self.on_resolved(user, task_id, False)
+            self._resolve(user, task_id, "expired")

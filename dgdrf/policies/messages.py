@@ -25,6 +25,7 @@ class WalkTask(Message):
     dominant_share: float
     home: str
     ttl: int
+    walk: int  # the home's number for this walk: with ``ttl``, names one hop of it
 
 
 @message(42)
@@ -57,3 +58,13 @@ class LoadReply(Message):
     """Probes: my CPU load."""
 
     load: float
+
+
+@message(47)
+class WalkAck(Message):
+    """Random walk: the hop with ``ttl`` hops left of walk ``walk`` of ``home`` arrived
+    (the sender sends it again, to another peer, until this comes)."""
+
+    home: str
+    walk: int
+    ttl: int

@@ -7,21 +7,33 @@ proposes, of the tasks in its list, the one with the lowest dominant share that 
 it. The first proposal the user accepts wins; the others are declined and release their
 reservation.
 
+A task can only run on a server that holds a copy of it, so a task whose copies all sit
+on servers where it no longer fits never runs, although it may fit elsewhere: "If a user
+is selected to allocate on an already full server, and all its neighbors are full as
+well, that task and user cannot allocate a task anymore" (thesis 4.2). The algorithm
+therefore does not reach saturation by construction; the run ends ``stranded`` (the
+Collector, told which servers hold which copies, sees that every user whose next task
+still fits somewhere is in that state; nodes/collector.py).
+
 Choices where the thesis is silent: the P neighbours are drawn from the server's Cyclon
-view when allocation starts and then kept ("a random graph", static out-degree); loads
-are asked for each tick while the server has tasks waiting; a list keeps only a user's
-newest task.
+view when allocation starts and then kept ("a random graph", static out-degree), topped
+up while the view offers fewer than P (a tiny cluster); a task that arrives before the
+neighbours are drawn (users submit during the warm-up) is copied to them as soon as they
+are; loads are asked for each tick while the server has tasks waiting; a list keeps only
+a user's newest task; a copy whose proposal was not accepted goes back into the list.
 """
 
 from __future__ import annotations
 
-from dgdrf.nodes.protocol import TaskRequest
+from dgdrf.nodes.protocol import TaskQueued, TaskRequest
 from dgdrf.nodes.gateway import RandomRouting, Routing
 from dgdrf.overlay.cyclon import Cyclon
 from dgdrf.policies.distributed import DistributedPolicy
 from dgdrf.policies.local import TaskDesk
 from dgdrf.policies.messages import ForwardTask, LoadReply, LoadRequest
 from dgdrf.runtime.actor import Role
+
+Task = tuple[int, list[float], float]  # (task id, demand, the user's dominant share)
 
 
 class ProbeScheduler(Role):
@@ -32,37 +44,83 @@ class ProbeScheduler(Role):
         self.sampler = sampler
         self.P = neighbors
         self.copies = copies
-        self.tasks: dict[str, tuple[int, list[float], float]] = {}  # user -> newest task
+        self.tasks: dict[str, Task] = {}  # user -> newest task
         self.neighbours: list[str] | None = None
         self.loads: dict[str, float] = {}
+        self._unforwarded: list[str] = []  # users whose task came before the neighbours were drawn
+        self._proposed: dict[str, Task] = {}  # user -> the task of an unanswered proposal
+        desk.on_resolved = self._resolved
 
     def _add(self, user: str, task_id: int, demand: list[float], share: float) -> bool:
         held = self.tasks.get(user)
-        if held is not None and held[0] >= task_id:
-            return False
+        out = self._proposed.get(user)
+        if (held is not None and held[0] >= task_id) or (out is not None and out[0] >= task_id):
+            return False  # a copy we hold already, or an older one (duplicates, late copies)
+        if held is not None:
+            self.actor.report("unheld", user=user, task_id=held[0])
         self.tasks[user] = (task_id, demand, share)
+        self.actor.report("held", user=user, task_id=task_id)
         return True
 
     def on_TaskRequest(self, src: str, msg: TaskRequest) -> None:
-        if self._add(msg.user, msg.task_id, msg.demand, msg.dominant_share) and self.neighbours:
-            lowest = sorted(self.neighbours, key=lambda n: (self.loads.get(n, 0.0), self.neighbours.index(n)))[: self.copies]
-            for n in lowest:
-                self.actor.send(n, ForwardTask(msg.user, msg.task_id, msg.demand, msg.dominant_share))
+        self.actor.send(src, TaskQueued(msg.task_id))
+        if not self._add(msg.user, msg.task_id, msg.demand, msg.dominant_share):
+            return
+        if self.neighbours is None:
+            self._unforwarded.append(msg.user)
+        else:
+            self._forward(msg.user)
+
+    def _forward(self, user: str) -> None:
+        """Alg. 4, ONREQUEST: a copy to the two neighbours with the lowest load."""
+        task = self.tasks.get(user)
+        if task is None or not self.neighbours:
+            return
+        order = {n: i for i, n in enumerate(self.neighbours)}
+        lowest = sorted(self.neighbours, key=lambda n: (self.loads.get(n, 0.0), order[n]))[: self.copies]
+        for n in lowest:
+            self.actor.send(n, ForwardTask(user, task[0], task[1], task[2]))
 
     def on_ForwardTask(self, src: str, msg: ForwardTask) -> None:
         self._add(msg.user, msg.task_id, msg.demand, msg.dominant_share)
 
-    def on_tick(self) -> None:
+    def _draw_neighbours(self) -> None:
+        """The fixed random neighbours: P from the Cyclon view at the first tick, topped
+        up from it while fewer are known (a cluster of fewer than P + 1 servers, or a view
+        caught empty); tasks that came before them are copied to them now."""
         if self.neighbours is None:
             self.neighbours = self.sampler.sample(self.P)
+        elif len(self.neighbours) < self.P:
+            known = set(self.neighbours)
+            self.neighbours += [n for n in self.sampler.sample(self.P) if n not in known][: self.P - len(self.neighbours)]
+        if self._unforwarded and self.neighbours:
+            users, self._unforwarded = self._unforwarded, []
+            for user in dict.fromkeys(users):
+                self._forward(user)
+
+    def on_tick(self) -> None:
+        if self.neighbours is None or len(self.neighbours) < self.P:
+            self._draw_neighbours()
         if not self.tasks:
             return
         for n in self.neighbours:
             self.actor.send(n, LoadRequest())
         for user, (task_id, demand, share) in sorted(self.tasks.items(), key=lambda kv: kv[1][2]):
             if self.desk.propose(user, task_id, demand, share):
-                del self.tasks[user]
+                self._proposed[user] = self.tasks.pop(user)
                 return
+
+    def _resolved(self, user: str, task_id: int, outcome: str) -> None:
+        """A proposal was answered or expired: its copy is gone if accepted or declined
+        (the task runs elsewhere), back in the list if the user never answered."""
+        task = self._proposed.get(user)
+        if task is None or task[0] != task_id:
+            return
+        del self._proposed[user]
+        if outcome == "expired" and user not in self.tasks:
+            self.tasks[user] = task  # still held (its "held" report stands)
+        else:
+            self.actor.report("unheld", user=user, task_id=task_id)
 
     def on_LoadRequest(self, src: str, msg: LoadRequest) -> None:
         self.actor.send(src, LoadReply(self.actor.load()))
