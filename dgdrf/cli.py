@@ -74,6 +74,7 @@ def _add_run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--neighbors", type=_positive_int, help="overlay neighbours per node, used by distributed policies (default 4)")
     p.add_argument("--latency-ms", type=_latency, metavar="MIN,MAX", help="message latency, uniform, in ms (default 1,5)")
     p.add_argument("--loss", type=_probability, help="probability a message is lost (default 0)")
+    p.add_argument("--duplicate", type=_probability, help="probability a message is delivered twice (default 0)")
     p.add_argument("--max-time", type=_positive_float, help="stop after this many simulated seconds (default 100000)")
     p.add_argument("--capacity-knowledge", choices=("exact", "pushsum"), help="how distributed servers know the cluster capacity C: given (exact, default) or estimated by push-sum")
     p.add_argument("--idle-gossip", action=argparse.BooleanOptionalAction, default=None, help="whether servers without users start gradient exchanges (default: yes, as in the thesis; --no-idle-gossip: they only answer, about 2x fewer messages, slower convergence)")
@@ -234,7 +235,7 @@ def _load_run_inputs(args: argparse.Namespace):
             scenario = load_scenario(path)
     s = scenario.settings
     overrides: dict[str, Any] = {}
-    for name in ("seed", "tick", "neighbors", "loss", "max_time", "capacity_knowledge", "warmup", "gradient_period", "idle_gossip", "gradient_memory", "gradient", "gradient_old_threshold", "gini_neighbours"):
+    for name in ("seed", "tick", "neighbors", "loss", "duplicate", "max_time", "capacity_knowledge", "warmup", "gradient_period", "idle_gossip", "gradient_memory", "gradient", "gradient_old_threshold", "gini_neighbours"):
         if getattr(args, name) is not None:
             overrides[name] = getattr(args, name)
     if args.latency_ms is not None:
@@ -331,7 +332,7 @@ def _write_json(path: Path, doc: Any) -> None:
 def _run_flags(args: argparse.Namespace) -> list[str]:
     """The scenario and run flags given, as command-line words for a bootstrap node."""
     words: list[str] = []
-    for name in ("policy", "scenario", "servers", "users", "seed", "tick", "neighbors", "loss", "max_time", "capacity_knowledge", "warmup", "gradient_period", "gradient_memory", "gradient", "gradient_old_threshold", "gini_neighbours"):
+    for name in ("policy", "scenario", "servers", "users", "seed", "tick", "neighbors", "loss", "duplicate", "max_time", "capacity_knowledge", "warmup", "gradient_period", "gradient_memory", "gradient", "gradient_old_threshold", "gini_neighbours"):
         v = getattr(args, name, None)
         if v is not None:
             words += [f"--{name.replace('_', '-')}", str(v)]
@@ -442,7 +443,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(f"{spec.name}: {len(runs)} runs, {ok} done, {sum(status.get(r.key) == 'error' for r in runs)} failed, {len(runs) - ok} to run")
         return 0
     outcome = run_sweep(spec, out, workers=args.workers, retry_failed=args.retry_failed, timeout=args.timeout, progress=not args.quiet, limit=args.limit)
-    line = f"{spec.name}: {outcome.done} runs done in {outcome.wall_s:.1f} s ({outcome.failed} failed), {outcome.skipped} already recorded, {outcome.total} in the grid; results in {out}"
+    ended = "".join(f", {n} {reason}" for reason, n in sorted(outcome.stops.items()))  # every end but saturation
+    line = f"{spec.name}: {outcome.done} runs done in {outcome.wall_s:.1f} s ({outcome.failed} failed{ended}), {outcome.skipped} already recorded, {outcome.total} in the grid; results in {out}"
     print(line, file=sys.stderr)
     if outcome.interrupted:
         print("dgdrf: interrupted; finished runs are recorded, run the same command again to resume", file=sys.stderr)

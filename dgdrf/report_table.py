@@ -22,7 +22,7 @@ def print_results(scenario: Scenario, results: Sequence[RunResult], console: Con
     rows: list[tuple[str, callable]] = [
         ("allocations", lambda r: f"{r.allocations}"),
         ("run-time (simulated s)", lambda r: f"{r.runtime_s:.1f}"),
-        ("stopped because", lambda r: r.stop_reason),
+        ("stopped because", lambda r: r.stop_reason if r.stop_reason == "saturated" else f"[bold red]{r.stop_reason}"),
         ("min dominant share", lambda r: f"{r.min_share:.4f}"),
         ("Gini (lower is fairer)", lambda r: f"{r.gini:.4f}"),
         ("Jain's index", lambda r: f"{r.jain:.4f}"),
@@ -41,6 +41,16 @@ def print_results(scenario: Scenario, results: Sequence[RunResult], console: Con
     for name, fmt in rows:
         table.add_row(name, *[fmt(r) for r in results])
     console.print(table)
+    for reason in dict.fromkeys(r.stop_reason for r in results if r.stop_reason != "saturated"):
+        console.print(f"[bold red]{reason}[/]: {STOP_EXPLAINED.get(reason, reason)}")
+
+
+#: what a run's end means when it is not saturation (README "A run ends at saturation")
+STOP_EXPLAINED = {
+    "stranded": "every user whose next task fits somewhere has it held only by servers where it no longer fits; probes cannot place it (thesis 4.2), so the run cannot reach saturation",
+    "stalled": "nothing was placed for the stall time although tasks still fit: a policy stopped making progress (a bug; please report it)",
+    "max_time": "the simulated time limit (--max-time) was reached before saturation",
+}
 
 
 def print_overlay(doc: dict, console: Console | None = None) -> None:

@@ -404,6 +404,7 @@ class SweepOutcome:
     skipped: int
     done: int = 0
     failed: int = 0
+    stops: dict[str, int] = field(default_factory=dict)  # runs done that did not end saturated, by stop reason
     interrupted: bool = False
     wall_s: float = 0.0
     out: Path = Path(".")
@@ -490,6 +491,9 @@ def run_sweep(
                     sink.flush()
                     outcome.done += 1
                     outcome.failed += rec["status"] != "ok"
+                    stop = (rec.get("result") or {}).get("stop_reason")
+                    if rec["status"] == "ok" and stop != "saturated":
+                        outcome.stops[stop] = outcome.stops.get(stop, 0) + 1
                     bar.advance(rec)
                     if on_record is not None:
                         on_record(rec)
@@ -553,6 +557,7 @@ class _Progress:
     def __init__(self, name: str, total: int, done: int, enabled: bool) -> None:
         self.enabled = enabled
         self.failed = 0
+        self.stops: dict[str, int] = {}
         if enabled:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -580,6 +585,10 @@ class _Progress:
             return
         self.new += 1
         self.failed += rec["status"] != "ok"
+        stop = (rec.get("result") or {}).get("stop_reason")
+        if rec["status"] == "ok" and stop != "saturated":
+            self.stops[stop] = self.stops.get(stop, 0) + 1
         per_min = 60.0 * self.new / max(time.perf_counter() - self.t0, 1e-9)
-        self.p.update(self.task, advance=1, rate=f"{per_min:.1f} runs/min", failed=f"[red]{self.failed} failed" if self.failed else "")
+        notes = ([f"{self.failed} failed"] if self.failed else []) + [f"{n} {reason}" for reason, n in sorted(self.stops.items())]
+        self.p.update(self.task, advance=1, rate=f"{per_min:.1f} runs/min", failed=f"[red]{', '.join(notes)}" if notes else "")
 
