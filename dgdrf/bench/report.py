@@ -14,18 +14,20 @@ from __future__ import annotations
 import json
 import textwrap
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from dgdrf.bench import thesis
 from dgdrf.bench.sweep import SWEEP_JSON, flat_row, is_stale, read_records, revision_params
 from dgdrf.errors import ConfigError
 from dgdrf.model.resources import natural_key
 
 REPORT_MD = "report.md"
 #: parameters that identify a condition besides the data set, policy, neighbours and seed
-_IDENTITY = ("dataset", "servers", "users", "data_seed", "scenario_digest", "policy", "neighbors", "seed", "stamped_gradient_revision")
+_IDENTITY = ("dataset", "servers", "users", "data_seed", "scenario_digest", "policy", "neighbors", "seed", "stamped_gradient_revision", "protocol_revision")
 POLICY_ORDER = ("drf", "drf-bestfit", "fifo", "probes", "ddrf-random", "ddrf-gradient", "dgdrf", "pdgdrf")
 TOLERANCES = (("exact", "exact"), ("0.01", "1 %"), ("0.05", "5 %"), ("0.10", "10 %"), ("0.15", "15 %"))
 
@@ -39,6 +41,26 @@ def _variant(r: dict) -> str:
     """The policy of a row, with the variant parameters it ran with (if not the default)."""
     extras = [f"{k}={r[k]}" for k, default in VARIANT_PARAMS.items() if r.get(k) is not None and r.get(k) != default]
     return r["policy"] + (f" ({', '.join(extras)})" if extras else "")
+
+
+@dataclass(frozen=True)
+class Check:
+    """One of the thesis's findings held against ours (a row of the report's table)."""
+
+    scope: str  # the data set, or the cluster size for a sweep over users
+    relation: str
+    thesis: str  # the thesis's figure or range, and where it is
+    ours: str
+    tolerance: str
+    holds: bool
+
+
+def _span(by_p: dict[int, float]) -> str:
+    """Ratios by neighbour count as 'lo-hi over P' (one value: just it)."""
+    vals = list(by_p.values())
+    if len(vals) == 1:
+        return f"{vals[0]:.2f}"
+    return f"{min(vals):.2f}-{max(vals):.2f} over P"
 
 
 def _policy_rank(p: str) -> tuple[int, str]:
@@ -420,43 +442,156 @@ class Report:
         self.md.append("")
 
     def relations(self) -> None:
-        """The thesis's qualitative findings (distributed-policies issue), checked here."""
-        checks: list[tuple[str, str, str, bool]] = []
-        for dataset in self.runs.values("dataset"):
-            rows = [r for r in self.runs.rows if r["dataset"] == dataset]
-            # each policy at its defaults; a variant (e.g. pdgdrf with gini_neighbours=overlay) is another "policy" here
-            med = lambda p, key, nb=None: _stats([r[key] for r in rows if _variant(r) == p and (nb is None or r["neighbors"] == nb)])[0]  # noqa: E731
-            have = {_variant(r) for r in rows}
-            nbs = self.runs.values("neighbors", rows)
-            tag = f"{dataset}"
-            if {"dgdrf"} <= have:
-                runs = [r for r in rows if _variant(r) == "dgdrf"]
-                # counted, not as a rounded percentage: a few wrong allocations in 10,000 read as "0.0 %"
-                wrong = sum(round(r["error_ratio"] * r["allocations"]) for r in runs)
-                total = sum(r["allocations"] for r in runs)
-                checks.append((tag, "dgdrf makes no errors, at every neighbour count", f"{wrong:,} wrong of {total:,} allocations in {len(runs)} runs", wrong == 0))
-            if {"dgdrf", "drf"} <= have:
-                worst = min(med("dgdrf", "min_share", nb) for nb in nbs if any(_variant(r) == "dgdrf" and r["neighbors"] == nb for r in rows))
-                drf = med("drf", "min_share")
-                checks.append((tag, "dgdrf's min share within a few percent of drf's", f"lowest median {worst:.4g} vs drf {drf:.4g} ({worst / drf - 1:+.1%})", worst >= 0.95 * drf))
-            for pd in sorted(v for v in have if v.split(" ")[0] == "pdgdrf") if "drf" in have else []:
-                e = med(pd, "error_ratio")
-                checks.append((tag, f"{pd} makes errors (thesis: 5-64 %)", f"median error ratio {_pct(e)}", e > 0))
-                m, d = med(pd, "min_share"), med("drf", "min_share")
+        """The thesis's findings held against ours: for every check the thesis's figure or
+        range, ours, the tolerance, and whether they agree within it (bench/thesis.py).
+        Runs that did not end at saturation are listed, and fail their data set's check."""
+        checks: list[Check] = []
+        for dataset in self.runs.values("dataset", self.runs.all_rows):
+            checks += self._dataset_checks(dataset)
+        checks += self._users_checks() + self._exchange_checks()
+        if not checks:
+            return
+        self.md.append("## Thesis relations on these results\n")
+        self.md.append("Each row: what the thesis reports (table, figure or text), our figure on these runs (medians over seeds at each neighbour count P), how far apart they may be, and the verdict. Our data sets are stand-ins, so shares are compared as fractions of drf's on the same data set. Where a relation fails, bench/README.md says why.\n")
+        self.md.append("| data set | relation | thesis | ours | tolerance | verdict |\n|---|---|---|---|---|---|")
+        for c in checks:
+            self.md.append(f"| {c.scope} | {c.relation} | {c.thesis} | {c.ours} | {c.tolerance} | {'holds' if c.holds else '**fails**'} |")
+        self.md.append("")
+        self._endings_table()
+
+    def _unexpected_end(self, rec: dict) -> bool:
+        """A run that did not end as its policy should: at saturation, or for probes
+        stranded (thesis 4.2); a max_time the sweep asked for (the scaling benchmark's)
+        is intended."""
+        stop = rec["result"].get("stop_reason")
+        if stop == "saturated" or (stop == "stranded" and rec["params"].get("policy") == "probes"):
+            return False
+        return not (stop == "max_time" and "max_time" in rec["params"])
+
+    def _endings_table(self) -> None:
+        bad = [r for r in self.runs.records if self._unexpected_end(r)]
+        if not bad:
+            return
+        self.md.append("## Runs that did not end at saturation (failures)\n")
+        self.md.append("| data set | policy | P | seed | stop reason | allocations | parameters |\n|---|---|---|---|---|---|---|")
+        for r in sorted(bad, key=lambda r: (str(r["params"].get("dataset")), _policy_rank(r["params"].get("policy", "")), r["params"].get("neighbors") or 0, r["params"].get("seed") or 0)):
+            p, res = r["params"], r["result"]
+            other = ", ".join(f"{k}={v}" for k, v in p.items() if k not in _IDENTITY)
+            self.md.append(f"| {p.get('dataset')} | {p.get('policy')} | {p.get('neighbors')} | {p.get('seed')} | {res.get('stop_reason')} | {res.get('allocations')} | {other} |")
+        self.md.append("")
+
+    def _dataset_checks(self, dataset: str) -> list[Check]:
+        rows = [r for r in self.runs.rows if r["dataset"] == dataset]
+        every = [r for r in self.runs.records if r["params"].get("dataset") == dataset]
+        if not rows:
+            return []
+        size = (rows[0]["servers"], rows[0]["users"])
+        is_thesis = size in thesis.ERROR_RATIO
+        have = {_variant(r) for r in rows}
+        nbs = self.runs.values("neighbors", rows)
+
+        def med(p: str, key: str, nb: int | None = None) -> float:
+            return _stats([r[key] for r in rows if _variant(r) == p and (nb is None or r["neighbors"] == nb) and r.get(key) is not None])[0]
+
+        def at_each(p: str) -> list[int]:
+            return [nb for nb in nbs if any(_variant(r) == p and r["neighbors"] == nb for r in rows)]
+
+        checks: list[Check] = []
+        # every run ends at saturation (thesis 1.5.5); probes strands by construction (4.2)
+        stops: dict[str, int] = defaultdict(int)
+        for r in every:
+            stops[r["result"].get("stop_reason")] += 1
+        bad = sum(self._unexpected_end(r) for r in every)
+        checks.append(Check(dataset, "every run ends at saturation; probes may end stranded (4.2)", "runs end at saturation (1.5.5)", ", ".join(f"{n} {k}" for k, n in sorted(stops.items())), "none", bad == 0))
+        ref = "tables 5.3/5.4" if is_thesis else "tables 5.3/5.4, other sizes"
+        if "dgdrf" in have:
+            runs = [r for r in rows if _variant(r) == "dgdrf"]
+            # counted, not as a rounded percentage: a few wrong allocations in 10,000 read as "0.0 %"
+            wrong = sum(round(r["error_ratio"] * r["allocations"]) for r in runs)
+            total = sum(r["allocations"] for r in runs)
+            checks.append(Check(dataset, "dgdrf makes no errors, at every P", f"0.00 % at every P ({ref})", f"{wrong:,} wrong of {total:,} allocations in {len(runs)} runs", "none", wrong == 0))
+        drf = med("drf", "min_share") if "drf" in have else None
+        if drf:
+            # table 5.1 (100x20) as fractions of drf's minimum share
+            for p, slack_lo, slack_hi in (("dgdrf", 0.03, 0.02), ("pdgdrf", 0.03, 0.02), ("ddrf-gradient", 0.05, 0.02), ("ddrf-random", 0.15, 0.15), ("probes", 0.15, 0.15), ("fifo", 0.15, 0.15)):
+                lo_hi = thesis.min_share_vs_drf(p)
+                if p not in have or lo_hi is None:
+                    continue
+                ours = [med(p, "min_share", nb) / drf for nb in at_each(p)]
+                lo, hi = lo_hi
+                where = "table 5.1" if size == (100, 20) else "table 5.1 (100x20)"
+                ok = min(ours) >= lo - slack_lo and max(ours) <= hi + slack_hi
+                checks.append(Check(dataset, f"{p}'s min share / drf's", f"{lo:.1%}-{hi:.1%} ({where})", f"{min(ours):.1%}-{max(ours):.1%} over P", f"-{slack_lo:.0%} / +{slack_hi:.0%} (points)", ok))
+            for pd in sorted(v for v in have if v.split(" ")[0] == "pdgdrf"):
                 g, gd = med(pd, "gini"), med("drf", "gini")
-                checks.append((tag, f"{pd}'s min share and Gini stay close to drf's", f"min share {m:.4g} vs {d:.4g}; Gini {g:.3g} vs {gd:.3g}", m >= 0.9 * d and g <= gd + 0.02))
-            for p in ("ddrf-random", "probes"):
-                if p in have:
-                    e = med(p, "error_ratio")
-                    checks.append((tag, f"{p} errs often (thesis: 74-96 %)", f"median error ratio {_pct(e)}", e >= 0.5))
-                    if "dgdrf" in have:
-                        checks.append((tag, f"{p}'s min share clearly below dgdrf's", f"{med(p, 'min_share'):.4g} vs {med('dgdrf', 'min_share'):.4g}", med(p, "min_share") < 0.9 * med("dgdrf", "min_share")))
-            if {"ddrf-gradient", "ddrf-random", "dgdrf"} <= have:
-                lo, mid, hi = med("ddrf-random", "min_share"), med("ddrf-gradient", "min_share"), med("dgdrf", "min_share")
-                checks.append((tag, "ddrf-gradient's min share between ddrf-random's and dgdrf's (2 % slack)", f"{lo:.4g} <= {mid:.4g} <= {hi:.4g}", lo <= mid <= hi * 1.02))
-                elo, emid, ehi = med("dgdrf", "error_ratio"), med("ddrf-gradient", "error_ratio"), med("ddrf-random", "error_ratio")
-                checks.append((tag, "ddrf-gradient's error ratio between dgdrf's and ddrf-random's", f"{_pct(elo)} <= {_pct(emid)} <= {_pct(ehi)}", elo <= emid <= ehi))
-        # fig. 5.11: pdgdrf's run-time relative to drf falls as users grow
+                checks.append(Check(dataset, f"{pd}'s Gini stays close to drf's", "low Gini, near DRF's (figs. 5.2-5.5)", f"{g:.3g} vs drf {gd:.3g}", "+0.02", g <= gd + 0.02))
+        if is_thesis:
+            published = thesis.ERROR_RATIO[size]
+            for p, tol in (("probes", 0.15), ("ddrf-random", 0.15), ("ddrf-gradient", 0.20), ("pdgdrf", 0.15)):
+                if p not in have:
+                    continue
+                ps = at_each(p)
+                off = [(nb, med(p, "error_ratio", nb), published[p][nb - 2]) for nb in ps if 2 <= nb <= 10]
+                far = [f"P={nb}: {_pct(o)} vs {_pct(t)}" for nb, o, t in off if abs(o - t) > tol]
+                ours = f"{_pct(min(o for _, o, _ in off))}-{_pct(max(o for _, o, _ in off))} over P" + (f"; off: {'; '.join(far)}" if far else "")
+                thesis_range = f"{_pct(min(published[p]))}-{_pct(max(published[p]))} (table {'5.3' if size == (100, 20) else '5.4'}, per P)"
+                checks.append(Check(dataset, f"{p}'s error ratio at each P", thesis_range, ours, f"±{tol:.0%} (points) at each P", not far))
+        if {"ddrf-gradient", "ddrf-random", "dgdrf"} <= have:
+            lo, mid, hi = med("ddrf-random", "min_share"), med("ddrf-gradient", "min_share"), med("dgdrf", "min_share")
+            checks.append(Check(dataset, "ddrf-gradient's min share between ddrf-random's and dgdrf's", "between (table 5.1)", f"{lo:.4g} <= {mid:.4g} <= {hi:.4g}", "+2 % above dgdrf", lo <= mid <= hi * 1.02))
+            elo, emid, ehi = med("dgdrf", "error_ratio"), med("ddrf-gradient", "error_ratio"), med("ddrf-random", "error_ratio")
+            checks.append(Check(dataset, "ddrf-gradient's error ratio between dgdrf's and ddrf-random's", "between (tables 5.3/5.4)", f"{_pct(elo)} <= {_pct(emid)} <= {_pct(ehi)}", "none", elo <= emid <= ehi))
+        checks += self._runtime_checks(dataset, rows, size, have, med, at_each)
+        return checks
+
+    def _runtime_checks(self, dataset, rows, size, have, med, at_each) -> list[Check]:
+        """Figs. 5.8-5.10 and the run-times of 5.4's text, as ratios to drf's run-time."""
+        checks: list[Check] = []
+        drf = med("drf", "runtime_s") if "drf" in have else None
+        if not drf:
+            return checks
+
+        def ratios(p: str) -> dict[int, float]:
+            return {nb: med(p, "runtime_s", nb) / drf for nb in at_each(p)}
+
+        fig = "fig. 5.8" if size == (100, 20) else "figs. 5.9-5.10" if size == (200, 40) else "figs. 5.8-5.10"
+        if "dgdrf" in have:
+            r = ratios("dgdrf")
+            checks.append(Check(dataset, "dgdrf / drf run-time", f"above 1 at every P ({fig}: one task per tick at best)", _span(r), "≥ 0.98", min(r.values()) >= 0.98))
+        if {"dgdrf", "pdgdrf"} <= have and size == (100, 20):
+            d, p = ratios("dgdrf"), ratios("pdgdrf")
+            slower = [nb for nb in p if nb in d and p[nb] > 1.05 * d[nb]]
+            checks.append(Check(dataset, "dgdrf slowest, pdgdrf next (pdgdrf / dgdrf run-time)", "below 1 at every P (fig. 5.8)", _span({nb: p[nb] / d[nb] for nb in p if nb in d}) + (f"; pdgdrf slower at P={','.join(map(str, slower))}" if slower else ""), "≤ 1.05", not slower))
+        for pol in ("dgdrf", "pdgdrf"):
+            r = ratios(pol) if pol in have else {}
+            if len(r) >= 2:
+                lo, hi = min(r), max(r)
+                checks.append(Check(dataset, f"{pol}'s run-time grows with P (P={hi} / P={lo})", f"above 1 ({fig}: fewer neighbours, faster)", f"{r[hi] / r[lo]:.2f}", "none", r[hi] > r[lo]))
+        if "pdgdrf" in have and size in thesis.PDGDRF_P2_RUNTIME and 2 in ratios("pdgdrf"):
+            t_pd, t_drf = thesis.PDGDRF_P2_RUNTIME[size]
+            want, ours = t_pd / t_drf, ratios("pdgdrf")[2]
+            checks.append(Check(dataset, "pdgdrf / drf run-time at P=2", f"{want:.2f} ({t_pd:.0f} s / {t_drf:.0f} s, 5.4)", f"{ours:.2f}", "±25 %", abs(ours / want - 1) <= 0.25))
+        if size == (100, 20):
+            for pol in ("probes", "ddrf-random"):
+                r = ratios(pol) if pol in have else {}
+                if r:
+                    checks.append(Check(dataset, f"{pol} / drf run-time", "below 1 (fig. 5.8)", _span(r), "none", max(r.values()) < 1))
+            r = {nb: v for nb, v in (ratios("ddrf-gradient") if "ddrf-gradient" in have else {}).items() if nb >= 6}
+            if r:
+                checks.append(Check(dataset, "ddrf-gradient / drf run-time at P ≥ 6", "slightly above 1 (fig. 5.8)", _span(r), "1.0-1.5", all(1.0 <= v <= 1.5 for v in r.values())))
+        if size == (200, 40) and "ddrf-gradient" in have:
+            r = ratios("ddrf-gradient")
+            checks.append(Check(dataset, "ddrf-gradient / drf run-time", "below 1 at every P (fig. 5.9)", _span(r), "none", max(r.values()) < 1))
+        return checks
+
+    def _pdgdrf_ratio(self, rows: list[dict], variant: str) -> float | None:
+        d = _stats([r["runtime_s"] for r in rows if r["policy"] == "drf"])[0]
+        p = _stats([r["runtime_s"] for r in rows if _variant(r) == variant])[0]
+        return p / d if d and np.isfinite(d) and np.isfinite(p) else None
+
+    def _users_checks(self) -> list[Check]:
+        """Fig. 5.11: PDGDRF's run-time relative to DRF's against users."""
+        checks: list[Check] = []
         gen = [r for r in self.runs.rows if r.get("data_seed") is not None]
         for servers in self.runs.values("servers", gen):
             sel = [r for r in gen if r["servers"] == servers]
@@ -464,31 +599,45 @@ class Report:
             if len(users) < 2 or not {"drf", "pdgdrf"} <= set(self.runs.values("policy", sel)):
                 continue
             for variant in sorted({_variant(r) for r in sel if r["policy"] == "pdgdrf"}):
-                ratio = {}
-                for u in users:
-                    d = _stats([r["runtime_s"] for r in sel if r["users"] == u and r["policy"] == "drf"])[0]
-                    p = _stats([r["runtime_s"] for r in sel if r["users"] == u and _variant(r) == variant])[0]
-                    ratio[u] = p / d if d else float("nan")
-                first, last = ratio[users[0]], ratio[users[-1]]
-                checks.append((f"{servers} servers", f"{variant} / drf run-time falls as users grow (fig. 5.11)", ", ".join(f"{u} users: {ratio[u]:.2f}" for u in users), last < first))
-        # fig. 5.12: more gradient exchanges per tick, shorter run-time relative to drf
-        if len(self.runs.values("gradient_period")) >= 2:
-            for dataset in self.runs.values("dataset"):
-                rows = [r for r in self.runs.rows if r["dataset"] == dataset]
-                drf = _stats([r["runtime_s"] for r in rows if r["policy"] == "drf"])[0]
-                periods = self.runs.values("gradient_period", [r for r in rows if r["policy"] == "pdgdrf"])
-                if len(periods) < 2 or not drf:
+                ratio = {u: self._pdgdrf_ratio([r for r in sel if r["users"] == u], variant) for u in users}
+                ratio = {u: q for u, q in ratio.items() if q is not None}
+                if len(ratio) < 2:
                     continue
-                ratio = {p: _stats([r["runtime_s"] for r in rows if r["policy"] == "pdgdrf" and r.get("gradient_period") == p])[0] / drf for p in periods}
-                slow, fast = ratio[max(periods)], ratio[min(periods)]
-                checks.append((dataset, "pdgdrf / drf run-time falls with more gradient exchanges per tick (fig. 5.12)", ", ".join(f"period {p:g} s: {ratio[p]:.2f}" for p in sorted(periods, reverse=True)), fast < slow))
-        if not checks:
-            return
-        self.md.append("## Thesis relations on these results\n")
-        self.md.append("| data set | relation (thesis) | ours | holds |\n|---|---|---|---|")
-        for tag, rel, ours, ok in checks:
-            self.md.append(f"| {tag} | {rel} | {ours} | {'yes' if ok else '**no**'} |")
-        self.md.append("")
+                us = sorted(ratio)
+                scope = f"{servers} servers"
+                listed = ", ".join(f"{u} users: {ratio[u]:.2f}" for u in us)
+                checks.append(Check(scope, f"{variant} / drf run-time falls as users grow", f"falls (fig. 5.11)", listed, "none", ratio[us[-1]] < ratio[us[0]]))
+                even = thesis.PDGDRF_EVEN_USERS
+                if even in ratio:
+                    checks.append(Check(scope, f"{variant} / drf run-time at {even} users", "1.0 (fig. 5.11: even with drf at 40 users)", f"{ratio[even]:.2f}", "±0.25", abs(ratio[even] - 1) <= 0.25))
+                below = [u for u in us if u < even]
+                if below:
+                    checks.append(Check(scope, f"{variant} slower than drf below {even} users", "above 1 (fig. 5.11)", ", ".join(f"{u}: {ratio[u]:.2f}" for u in below), "none", all(ratio[u] > 1 for u in below)))
+        return checks
+
+    def _exchange_checks(self) -> list[Check]:
+        """Fig. 5.12: PDGDRF's run-time relative to DRF's against gradient exchanges per tick."""
+        checks: list[Check] = []
+        if len(self.runs.values("gradient_period")) < 2:
+            return checks
+        for dataset in self.runs.values("dataset"):
+            rows = [r for r in self.runs.rows if r["dataset"] == dataset]
+            periods = self.runs.values("gradient_period", [r for r in rows if r["policy"] == "pdgdrf"])
+            if len(periods) < 2 or not any(r["policy"] == "drf" for r in rows):
+                continue
+            tick = rows[0].get("tick") or 0.1
+            ratio = {tick / p: self._pdgdrf_ratio([r for r in rows if r["policy"] == "drf" or r.get("gradient_period") == p], "pdgdrf") for p in periods}
+            ratio = {x: q for x, q in ratio.items() if q is not None}
+            if len(ratio) < 2:
+                continue
+            xs = sorted(ratio)
+            listed = ", ".join(f"{x:.3g}/tick: {ratio[x]:.2f}" for x in xs)
+            checks.append(Check(dataset, "pdgdrf / drf run-time falls with more gradient exchanges per tick", "falls (fig. 5.12)", listed, "none", ratio[xs[-1]] < ratio[xs[0]]))
+            even = thesis.PDGDRF_EVEN_EXCHANGES.get(rows[0]["users"])
+            near = min(xs, key=lambda x: abs(x - even)) if even is not None else None
+            if near is not None and abs(near - even) <= 0.05 * even:
+                checks.append(Check(dataset, f"pdgdrf / drf run-time at {even:g} exchanges per tick", f"1.0 (fig. 5.12, {rows[0]['users']} users)", f"{ratio[near]:.2f}", "±0.25", abs(ratio[near] - 1) <= 0.25))
+        return checks
 
     def write(self) -> Path:
         self.out.mkdir(parents=True, exist_ok=True)

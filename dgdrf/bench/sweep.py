@@ -162,15 +162,18 @@ def revision_params(policy: str, params: dict[str, Any]) -> dict[str, Any]:
     parameters of the run. A change that alters a policy's results raises a revision, so
     a run recorded before it has another key: a sweep runs it again and a report leaves
     the old record out (:func:`is_stale`) instead of mixing old and new behaviour. Listed
-    are only the parts that changed after runs were recorded: the stamped gradient
+    are only the parts that changed after runs were recorded: the allocation protocol
+    (nodes/protocol.py PROTOCOL_REVISION), every policy's; the stamped gradient
     (overlay/gradient.py REVISION), when a policy runs it with a memory."""
+    from dgdrf.nodes.protocol import PROTOCOL_REVISION
     from dgdrf.overlay.gradient import REVISION
     from dgdrf.policies import POLICIES
 
+    revisions: dict[str, Any] = {"protocol_revision": PROTOCOL_REVISION}
     cls = POLICIES.get(policy)
     if cls is not None and cls.gradient_kind(params.get("gradient")) == "stamped" and params.get("gradient_memory") != 0:
-        return {"stamped_gradient_revision": REVISION}
-    return {}
+        revisions["stamped_gradient_revision"] = REVISION
+    return revisions
 
 
 def is_stale(rec: dict[str, Any]) -> bool:
