@@ -339,3 +339,17 @@ def test_runs_recorded_with_an_older_gradient_are_rerun_and_left_out_of_reports(
     assert (outcome.skipped, outcome.done) == (14, 2)
     assert "left out: 2 runs" in write_report(old, tmp_path / "again").read_text()  # the old records stay, still left out
     assert "- runs: 16 succeeded" in (tmp_path / "again" / "report.md").read_text()
+
+
+def test_report_of_a_loss_sweep_shows_what_loss_costs(tmp_path):
+    """A sweep over --loss: every run still saturates; the report's loss section gives
+    each policy's min share, error ratio and run-time against its runs without loss, and
+    whether every user holds the same tasks (drf: it does, only later)."""
+    spec = load_sweep(sweep_file(tmp_path, 'policies = ["drf", "dgdrf"]\nneighbors = [2]\nseeds = [1]\nservers = [6]\nusers = [3]\nloss = [0.0, 0.05]\n'))
+    outcome = run_sweep(spec, tmp_path / "out", workers=2, progress=False)
+    assert outcome.failed == 0 and outcome.stops == {}  # every run saturated
+    md = write_report(tmp_path / "out").read_text()
+    assert "## What message loss costs" in md
+    drf = next(x for x in md.splitlines() if x.startswith("| google-2011-6x3 | drf | 0.05 | 0 | 1 saturated |"))
+    assert drf.endswith("| yes |")
+    assert any(x.startswith("| google-2011-6x3 | dgdrf | 0.05 | 0 | 1 saturated |") for x in md.splitlines())

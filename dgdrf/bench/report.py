@@ -398,6 +398,49 @@ class Report:
             self.md.append(f"| {panel} | {policy} | {nb} | {_fmt(x)} | {med:.2f} | {n} |")
         self.md.append("")
 
+    def loss_costs(self) -> None:
+        """What message loss and duplication cost each policy: min share, error ratio and
+        run-time against the same runs without loss (medians over neighbours and seeds)."""
+        recs = [r for r in self.runs.records if "loss" in r["params"] or "duplicate" in r["params"]]
+        conditions = {(r["params"].get("loss", 0.0), r["params"].get("duplicate", 0.0)) for r in recs}
+        if len(conditions) < 2:
+            return
+        self.md.append("## What message loss costs\n")
+        self.md.append("Each protocol step that waits for an answer is sent again every 0.25 s until it comes (nodes/protocol.py), so every run still ends as without loss; what it costs is time, and for the distributed policies a different order of allocations. *same tasks*: every user holds as many tasks as without loss.\n")
+        self.md.append("| data set | policy | loss | duplicate | ended | min share | vs no loss | error ratio | run-time (s) | vs no loss | same tasks |\n|---|---|---|---|---|---|---|---|---|---|---|")
+        groups: dict[tuple, list[dict]] = defaultdict(list)
+        for r in recs:
+            p = r["params"]
+            groups[(p.get("dataset"), p.get("policy"), p.get("loss", 0.0), p.get("duplicate", 0.0))].append(r)
+
+        def base_of(key: tuple) -> list[dict]:
+            return groups.get((key[0], key[1], 0.0, 0.0), [])
+
+        for key in sorted(groups, key=lambda k: (str(k[0]), _policy_rank(k[1]), k[2], k[3])):
+            rs = groups[key]
+            ms = _stats([r["result"]["min_share"] for r in rs])[0]
+            er = _stats([r["result"]["error_ratio"] for r in rs])[0]
+            rt = _stats([r["result"]["runtime_s"] for r in rs])[0]
+            ended = ", ".join(f"{n} {k}" for k, n in sorted(self._count(r["result"].get("stop_reason") for r in rs).items()))
+            base = base_of(key)
+            if base and key[2:] != (0.0, 0.0):
+                bms = _stats([r["result"]["min_share"] for r in base])[0]
+                brt = _stats([r["result"]["runtime_s"] for r in base])[0]
+                by_run = {(b["params"].get("neighbors"), b["params"].get("seed")): b["result"]["tasks"] for b in base}
+                same = all(by_run.get((r["params"].get("neighbors"), r["params"].get("seed"))) == r["result"]["tasks"] for r in rs)
+                vs_ms, vs_rt, same_s = f"{ms / bms - 1:+.1%}" if bms else "–", f"x{rt / brt:.2f}" if brt else "–", "yes" if same else "no"
+            else:
+                vs_ms = vs_rt = same_s = ""
+            self.md.append(f"| {key[0]} | {key[1]} | {key[2]:g} | {key[3]:g} | {ended} | {ms:.4g} | {vs_ms} | {_pct(er)} | {rt:.1f} | {vs_rt} | {same_s} |")
+        self.md.append("")
+
+    @staticmethod
+    def _count(items: Iterable[Any]) -> dict[Any, int]:
+        out: dict[Any, int] = defaultdict(int)
+        for x in items:
+            out[x] += 1
+        return dict(out)
+
     def message_costs(self) -> None:
         """Messages and bytes per allocation tick per policy, by protocol part (eqs. 4.3-4.6)."""
         groups = self.runs.by(self.runs.rows, ["dataset", "policy"])
@@ -649,6 +692,7 @@ class Report:
             self.ratio_to_drf("users", "users", "thesis fig. 5.11")
         if len(self.runs.values("gradient_period")) >= 2:
             self.ratio_to_drf("gradient_period", "gradient exchanges per allocation tick", "thesis fig. 5.12", transform=lambda r: round(r["_rec"]["params"].get("tick", r["_rec"]["result"]["tick"]) / r["gradient_period"], 3))
+        self.loss_costs()
         self.message_costs()
         self.emulator_cost()
         path = self.out / REPORT_MD
