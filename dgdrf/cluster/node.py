@@ -253,9 +253,19 @@ async def _collect(collector: Collector, scenario: Scenario, config: RunConfig, 
     collector.check_initial_saturation()
     reason = "saturated"
     t0 = time.perf_counter()
+    stranded_since: float | None = None
     while collector.saturated_at is None and not stop.is_set():
         await asyncio.sleep(0.05)
         now = clock.now()
+        # stranded (probes, thesis 4.2) once it has lasted 2 s: reports from different
+        # processes can arrive out of order, so one look could see a copy not yet held
+        if collector.stranded():
+            stranded_since = now if stranded_since is None else stranded_since
+            if now - stranded_since >= 2.0:
+                reason = "stranded"
+                break
+        else:
+            stranded_since = None
         if now - collector.last_allocation_at >= config.stall_time:
             reason = "stalled"
             break
