@@ -57,6 +57,16 @@ def test_smallest_recorded_dgdrf_stall_saturates():
     assert r.error_ratio == 0.0
 
 
+def test_dgdrf_in_a_cluster_whose_peer_sampling_views_are_complete_from_the_start():
+    """Found by the property test below: 8 servers, so every Cyclon view (10 entries) holds
+    every other server from the bootstrap on and no entry is ever replaced; the profiles
+    (utilities) of those entries were never refreshed, the gradient heard none, and its
+    views split into two groups that each confirmed their own centre (2 wrong of 8)."""
+    scenario = build_scenario(["cpu", "mem"], [(f"s{i}", [1.0, 1.0]) for i in range(8)], [(f"u{i}", [1.0, 1.0]) for i in range(3)])
+    r = emulate(scenario, "dgdrf", seed=0, warmup=3.0)
+    assert r.error_ratio == 0.0
+
+
 capacities = st.lists(st.floats(0.5, 4.0).map(lambda x: round(x, 2)), min_size=2, max_size=2)
 demands = st.lists(st.floats(0.1, 2.0).map(lambda x: round(x, 2)), min_size=2, max_size=2)
 

@@ -44,6 +44,7 @@ class Cyclon(Role):
         self.profile = profile
         self.view: dict[str, int] = {}  # address -> birth cycle (age = cycle - birth)
         self.profiles: dict[str, Any] = {}  # address -> the profile its descriptor carried
+        self._profile_born: dict[str, int] = {}  # address -> birth cycle of the descriptor its profile came with
         self.cycle = 0
         self._sent: dict[str, list[str]] = {}  # peer -> addresses sent to it in my last shuffle
         #: the bootstrap answered that no other node has joined, and none has been heard of
@@ -111,6 +112,7 @@ class Cyclon(Role):
         oldest = min(view, key=view.__getitem__)  # smallest birth = oldest; first in view order
         del view[oldest]
         self.profiles.pop(oldest, None)
+        self._profile_born.pop(oldest, None)
         others = _sample(list(view), self.l - 1, self.rnd.random)
         cycle, prof = self.cycle, self.profiles
         entries = [[a, cycle - view[a], prof.get(a)] for a in others]
@@ -134,7 +136,16 @@ class Cyclon(Role):
         view, prof, me, cycle, c = self.view, self.profiles, self.me, self.cycle, self.c
         replaceable = [a for a in sent if a in view]
         for addr, age, profile in entries:
-            if addr == me or addr in view:
+            if addr == me:
+                continue
+            if addr in view:
+                # Cyclon keeps the entry it holds; only its profile is refreshed from a younger
+                # copy. Else, where views hold every other node from the start (clusters of
+                # up to c + 1 nodes), no entry is ever replaced, profiles stay those of the
+                # bootstrap (none), and the gradient never hears a utility from peer sampling
+                if profile is not None and cycle - age > self._profile_born.get(addr, view[addr]):
+                    prof[addr] = profile
+                    self._profile_born[addr] = cycle - age
                 continue
             if len(view) >= c:
                 if not replaceable:
@@ -142,6 +153,7 @@ class Cyclon(Role):
                 gone = replaceable.pop()
                 del view[gone]
                 prof.pop(gone, None)
+                self._profile_born.pop(gone, None)
             view[addr] = cycle - age
             if profile is not None:
                 prof[addr] = profile
