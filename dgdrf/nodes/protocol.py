@@ -23,8 +23,9 @@ from dgdrf.runtime.messages import Message, message
 #: Raised whenever a change alters what the protocol does (and so every policy's results),
 #: so that runs recorded before are told apart (bench/sweep.py: revision_params). 2: steps
 #: sent again until answered, TaskQueued / Registered / WalkAck / Withdrawn, proposal refs
-#: (1: records without the key, alg. 3 as written: nothing repeated).
-PROTOCOL_REVISION = 2
+#: (1: records without the key, alg. 3 as written: nothing repeated). 3: stuck users are
+#: tried again by background walks (policies/ddrf.py), not by re-entering the gradient.
+PROTOCOL_REVISION = 3
 
 #: Seconds a protocol step waits for its answer before sending again: 50 times the
 #: default emulated latency's maximum (5 ms), several loopback round trips; without loss

@@ -48,9 +48,10 @@ class HomeScheduler(Role):
     A task whose walk found no room makes its user *stuck*: it no longer counts towards
     this server's minimum (eq. 4.2), so the rest of the cluster goes on. A walk has a
     bounded length (4.3) and can miss the one server with room, and tasks never end, so
-    capacity that exists now stays: the task is tried again after STUCK_FIRST_S seconds,
-    then after twice as long at every further failure (up to STUCK_MAX_S). A run ends when
-    no task fits anywhere, so a task that really fits nowhere costs nothing more."""
+    capacity that exists now stays: the task is tried again, by a walk in the background
+    (the user stays stuck meanwhile), after STUCK_FIRST_S seconds, then after twice as long
+    at every further failure (up to STUCK_MAX_S). A run ends when no task fits anywhere,
+    so a task that really fits nowhere costs a few walks' messages."""
 
     def __init__(self, desk: TaskDesk) -> None:
         self.desk = desk
@@ -89,6 +90,8 @@ class HomeScheduler(Role):
         if u is not None and u.out and u.request is not None and u.request.task_id == task_id and u.started != task_id:
             u.out = False
             self.actor.report("task_overdue", user=user, task_id=task_id)
+            if u.stuck:
+                self._stuck(user, u)
 
     def _resolved(self, user: str, task_id: int, outcome: str) -> None:
         u = self.home.users.get(user)
@@ -98,6 +101,8 @@ class HomeScheduler(Role):
             u.started = task_id
         else:
             u.out = False  # declined or unanswered: the task waits here again
+            if u.stuck:
+                self._stuck(user, u)
 
     def _walk_failed(self, user: str, task_id: int) -> None:
         u = self.home.users.get(user)
@@ -111,9 +116,24 @@ class HomeScheduler(Role):
         self.actor.after(u.stuck_for, self._retry_stuck, user, u.request.task_id)
 
     def _retry_stuck(self, user: str, task_id: int) -> None:
+        """Try a stuck user's task again, in the background: it stays out of the
+        competition (eq. 4.2's utility leaves it out), so a task that fits nowhere does
+        not hold DGDRF's strict order back for a walk at every retry (a dgdrf run at 1 %
+        loss stalled that way, several servers' stuck users taking the centre in turn).
+        Placing it when room is found keeps DRF's order: its share was the lowest when it
+        got stuck, and the others' have only grown."""
         u = self.home.users.get(user)
-        if u is not None and u.stuck and u.request is not None and u.request.task_id == task_id:
-            self.home.unstick(u)
+        if u is None or not u.stuck or u.out or u.request is None or u.request.task_id != task_id:
+            return
+        if self.desk.capacity.total() is None:
+            self._stuck(user, u)
+            return
+        req = u.request
+        if not self.desk.place(user, req.task_id, req.demand, u.share, self.actor.address):
+            self._stuck(user, u)
+            return
+        u.out = True
+        self.actor.after(self.desk.walk_patience, self._overdue, user, req.task_id)
 
 
 class DdrfScheduler(HomeScheduler):

@@ -101,11 +101,6 @@ class HomeUsers:
         user.stuck = True
         self._stale = True
 
-    def unstick(self, user: HomeUser) -> None:
-        """Try its task again (a walk of bounded length can miss the one server with room)."""
-        user.stuck = False
-        self._stale = True
-
     def lowest(self) -> tuple[str, HomeUser] | None:
         """The user with the lowest share that can still be placed (ties by id hash)."""
         if self._stale:
