@@ -52,6 +52,7 @@ from dgdrf.runtime.actor import Role
 
 NO_STAMP = -1  # a utility heard second-hand from peer sampling: older than any stamped one
 _NEG_INF = -math.inf
+_HELD_IDLE = (_NEG_INF, NO_STAMP)
 
 
 def most_preferred(own: float, candidates: Iterable[tuple[float, int, str]], P: int) -> list[str]:
@@ -342,8 +343,8 @@ class Gradient(GradientBase):
             known = fresh.get(addr)
             if known is None or s > known[1]:
                 if u == -math.inf:
-                    if known is not None or addr in view:
-                        gone[addr] = s
+                    if known is not None or view.get(addr, _HELD_IDLE)[0] != _NEG_INF:
+                        gone[addr] = s  # only nodes held as finite: an idle one has no older finite news
                     if known is not None:
                         del fresh[addr]
                         self._unrank(addr)
