@@ -353,3 +353,8 @@ def test_report_of_a_loss_sweep_shows_what_loss_costs(tmp_path):
     drf = next(x for x in md.splitlines() if x.startswith("| google-2011-6x3 | drf | 0.05 | 0 | 1 saturated |"))
     assert drf.endswith("| yes |")
     assert any(x.startswith("| google-2011-6x3 | dgdrf | 0.05 | 0 | 1 saturated |") for x in md.splitlines())
+    # the thesis's relations are of reliable delivery: the lossy dgdrf run (which may err)
+    # is left out of them, and the report says so
+    assert "The 2 runs with message loss or duplication are left out of every row but the first" in md
+    ok = next(x for x in md.splitlines() if "dgdrf makes no errors" in x)
+    assert "in 1 runs" in ok
