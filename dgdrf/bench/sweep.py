@@ -42,6 +42,7 @@ from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from dgdrf.build_info import core
 from dgdrf.errors import ConfigError, DgdrfError
 from dgdrf.runtime.process import die_with_parent
 
@@ -322,7 +323,7 @@ RESULT_COLUMNS = (
     "error_ratio_10pct", "error_ratio_15pct", "messages", "bytes", "messages_per_tick", "bytes_per_tick",
     "latency_p50_s", "latency_p99_s", "invariant_violations", "run_wall_s", "sim_per_wall", "messages_per_wall_s",
 )
-PROCESS_COLUMNS = ("wall_s", "cpu_s", "peak_rss_mb", "finished_at")
+PROCESS_COLUMNS = ("wall_s", "cpu_s", "peak_rss_mb", "core", "finished_at")
 
 
 def flat_row(rec: dict[str, Any]) -> dict[str, Any]:
@@ -393,6 +394,7 @@ def _child(run: RunSpec, conn) -> None:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     rec["peak_rss_mb"] = usage.ru_maxrss / 1024.0  # KiB on Linux
     rec["cpu_s"] = usage.ru_utime + usage.ru_stime  # unlike wall_s, not stretched by a shared core
+    rec["core"] = core()  # compiled or pure Python: the same result, another wall time
     conn.send(rec)
     conn.close()
 
@@ -512,7 +514,7 @@ def run_sweep(
         outcome.wall_s = time.perf_counter() - t0
         records, _ = read_records(out)
         write_csv(out, records)
-        session = {"started": started, "wall_s": round(outcome.wall_s, 3), "runs_done": outcome.done, "failed": outcome.failed, "workers": workers, "interrupted": outcome.interrupted}
+        session = {"started": started, "wall_s": round(outcome.wall_s, 3), "runs_done": outcome.done, "failed": outcome.failed, "workers": workers, "interrupted": outcome.interrupted, "core": core()}
         _write_manifest(out, spec, session)
     return outcome
 

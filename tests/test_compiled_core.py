@@ -1,0 +1,65 @@
+"""The compiled core (setup.py, dgdrf/build_info.py) computes what the .py sources do:
+the same runs, pure and compiled, give the same JSON but for the wall time."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dgdrf.build_info import COMPILED_MODULES, compiled_modules, core
+
+ROOT = Path(__file__).resolve().parents[1]
+POLICIES = "drf,fifo,probes,ddrf-random,ddrf-gradient,dgdrf,pdgdrf"
+#: every policy on a small generated cluster, with loss and duplication (every resend
+#: path), and push-sum capacity estimates (floating-point sums in gossip order)
+RUNS = [
+    ["--servers", "12", "--users", "5", "--seed", "3", "--loss", "0.05", "--duplicate", "0.01"],
+    ["--servers", "16", "--users", "6", "--seed", "2", "--policy", "dgdrf,pdgdrf", "--capacity-knowledge", "pushsum", "--neighbors", "3"],
+]
+
+
+def _pure_copy(dest: Path) -> None:
+    """The package's sources alone (no extension modules) under ``dest``."""
+    shutil.copytree(ROOT / "dgdrf", dest / "dgdrf", ignore=shutil.ignore_patterns("*.so", "*.pyd", "*.c", "__pycache__"))
+
+
+def _run(cwd: Path, args: list[str], out: Path) -> list[dict]:
+    argv = [sys.executable, "-m", "dgdrf.cli", "run", *args, "--json", str(out), "--quiet"]
+    if "--policy" not in args:
+        argv[4:4] = ["--policy", POLICIES]
+    proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    doc = json.loads(out.read_text())
+    runs = doc if isinstance(doc, list) else [doc]
+    for r in runs:
+        r.pop("wall_s")
+    return runs
+
+
+def _core(cwd: Path) -> str:
+    proc = subprocess.run([sys.executable, "-c", "from dgdrf.build_info import core; print(core())"], cwd=cwd, capture_output=True, text=True, timeout=60)
+    return proc.stdout.strip()
+
+
+@pytest.mark.skipif(not compiled_modules(), reason="no module is compiled (DGDRF_PURE=1 or no C compiler at install)")
+def test_compiled_and_pure_runs_are_identical(tmp_path):
+    pure, compiled = tmp_path / "pure", tmp_path / "compiled"
+    pure.mkdir()
+    compiled.mkdir()
+    _pure_copy(pure)
+    assert _core(pure) == "pure" and _core(compiled) == core()
+    for i, args in enumerate(RUNS):
+        assert _run(compiled, args, tmp_path / f"c{i}.json") == _run(pure, args, tmp_path / f"p{i}.json")
+
+
+@pytest.mark.skipif(os.environ.get("DGDRF_PURE", "") not in ("", "0"), reason="installed with DGDRF_PURE=1")
+@pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C compiler: the core stays pure Python")
+def test_every_hot_module_is_compiled_where_a_compiler_is():
+    """pip install -e . compiled them (else they silently ran ~1.5x slower)."""
+    assert compiled_modules() == list(COMPILED_MODULES), core()
