@@ -158,6 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--retry-failed", action="store_true", help="run again the runs recorded as failed (default: only the unfinished)")
     sw.add_argument("--limit", type=_positive_int, help="start at most this many runs now (the rest on a later resume)")
     sw.add_argument("--dry-run", action="store_true", help="list the runs and what is already done, run nothing")
+    sw.add_argument("--prune-stale", action="store_true", help="move the records made by code that has changed since (reports leave them out) to OUT/stale.jsonl, run nothing")
     sw.add_argument("--quiet", action="store_true", help="no progress bar")
 
     rp = sub.add_parser("report", help="figures (PNG) and a markdown summary of a sweep's results")
@@ -426,10 +427,14 @@ def cmd_cluster(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from dgdrf.bench.sweep import load_sweep, read_records, run_sweep
+    from dgdrf.bench.sweep import STALE_JSONL, load_sweep, prune_stale, read_records, run_sweep
 
     spec = load_sweep(args.sweep_file)
     out = args.out or Path("results") / spec.name
+    if args.prune_stale:
+        moved = prune_stale(out)
+        print(f"{out}: {moved} record(s) of code that has changed since moved to {out / STALE_JSONL}", file=sys.stderr)
+        return 0
     runs = spec.runs()
     records, bad = read_records(out)
     if bad:

@@ -358,3 +358,23 @@ def test_report_of_a_loss_sweep_shows_what_loss_costs(tmp_path):
     assert "The 2 runs with message loss or duplication are left out of every row but the first" in md
     ok = next(x for x in md.splitlines() if "dgdrf makes no errors" in x)
     assert "in 1 runs" in ok
+
+
+def test_prune_stale_moves_old_records_beside_the_results(tiny, tmp_path):
+    """Once rerun, records of changed code leave results.jsonl for stale.jsonl: reports
+    and sweeps read only what the current code made, the old records are kept."""
+    from dgdrf.bench.sweep import STALE_JSONL, is_stale, prune_stale
+
+    _, out, _ = tiny
+    records, _ = read_records(out)
+    lines = (out / "results.jsonl").read_text().splitlines()
+    old = json.loads(lines[0])
+    old["params"]["protocol_revision"] = -1
+    old["key"] = "old-" + old["key"]
+    (out / "results.jsonl").write_text("\n".join([json.dumps(old), *lines, '{"torn'] ) + "\n")
+    assert prune_stale(out) == 1
+    kept, bad = read_records(out)
+    assert bad == 0 and sorted(r["key"] for r in kept) == sorted(r["key"] for r in records)
+    moved = [json.loads(x) for x in (out / STALE_JSONL).read_text().splitlines()]
+    assert [r["key"] for r in moved] == [old["key"]] and all(is_stale(r) for r in moved)
+    assert prune_stale(out) == 0  # nothing left to move

@@ -316,6 +316,43 @@ def read_records(out: Path) -> tuple[list[dict[str, Any]], int]:
     return list(by_key.values()), bad
 
 
+#: where :func:`prune_stale` keeps the records of code that has changed since
+STALE_JSONL = "stale.jsonl"
+
+
+def prune_stale(out: Path) -> int:
+    """Move the records made by code that has changed since (:func:`is_stale`: reports
+    leave them out, a sweep runs them again) from ``out``/results.jsonl to
+    ``out``/stale.jsonl, appended as they were; returns how many moved. Once a sweep has
+    rerun them, results.jsonl then holds only what the current code makes, and the old
+    records stay beside it for comparison. Unreadable lines are dropped (a sweep would
+    redo their runs anyway). The new results.jsonl replaces the old one atomically."""
+    out = Path(out)
+    file = out / RESULTS_JSONL
+    if not file.exists():
+        return 0
+    keep: list[str] = []
+    stale: list[str] = []
+    with file.open(encoding="utf-8") as fh:
+        for line in fh:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            (stale if isinstance(rec, dict) and is_stale(rec) else keep).append(line)
+    if not stale:
+        return 0
+    with (out / STALE_JSONL).open("a", encoding="utf-8") as fh:
+        fh.write("".join(x + "\n" for x in stale))
+    tmp = file.with_suffix(".jsonl.tmp")
+    tmp.write_text("".join(x + "\n" for x in keep), encoding="utf-8")
+    tmp.replace(file)
+    return len(stale)
+
+
 #: CSV columns taken from a run's result, in order (after key, status, error and parameters)
 RESULT_COLUMNS = (
     "scenario", "servers", "users", "allocations", "stop_reason", "saturated", "runtime_s", "warmup_s",
