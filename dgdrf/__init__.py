@@ -6,3 +6,7 @@ model (pure) -> runtime -> overlay -> nodes -> policies -> emulation/bench/cli.
 """
 
 __version__ = "0.1.0"
+
+from dgdrf.build_info import install_guard as _install_guard
+
+_install_guard()  # a compiled module older than its .py file is not used (build_info.py)

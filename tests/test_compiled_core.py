@@ -63,3 +63,25 @@ def test_compiled_and_pure_runs_are_identical(tmp_path):
 def test_every_hot_module_is_compiled_where_a_compiler_is():
     """pip install -e . compiled them (else they silently ran ~1.5x slower)."""
     assert compiled_modules() == list(COMPILED_MODULES), core()
+
+
+@pytest.mark.skipif(not compiled_modules(), reason="no module is compiled (DGDRF_PURE=1 or no C compiler at install)")
+def test_an_edited_module_runs_from_its_source_not_its_stale_extension(tmp_path):
+    """An extension module older than its .py file (edited or checked out since
+    pip install -e .) is not used: the source is, with a warning; DGDRF_PURE=1 when
+    running imports every source."""
+    shutil.copytree(ROOT / "dgdrf", tmp_path / "dgdrf", ignore=shutil.ignore_patterns("*.c", "__pycache__"))
+    probe = "import dgdrf.runtime.clock as c, dgdrf.overlay.gradient as g; print(c.__file__.endswith('.py'), g.__file__.endswith('.py'))"
+
+    def run(env_extra: dict) -> subprocess.CompletedProcess:
+        env = {k: v for k, v in os.environ.items() if k != "DGDRF_PURE"} | env_extra
+        return subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
+
+    assert run({}).stdout.split() == ["False", "False"]  # both compiled, up to date
+    source = tmp_path / "dgdrf" / "runtime" / "clock.py"
+    built = max(f.stat().st_mtime for f in source.parent.glob("clock.*") if f.suffix != ".py")
+    os.utime(source, (built + 10, built + 10))  # edited after it was compiled
+    edited = run({})
+    assert edited.stdout.split() == ["True", "False"]
+    assert "clock.py changed since it was compiled" in edited.stderr
+    assert run({"DGDRF_PURE": "1"}).stdout.split() == ["True", "True"]

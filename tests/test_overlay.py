@@ -64,6 +64,30 @@ def test_preference_function_eq_3_9():
     # the nodes with users, and relays them (DGDRF's wrong centres at start otherwise)
     assert most_preferred(-inf, [(-inf, 2, "b"), (0.3, 0, "c"), (-inf, 1, "a")], 3) == ["c", "a", "b"]
     assert most_preferred(-inf, [(0.4, 0, "d"), (0.3, 0, "c"), (-inf, 1, "a")], 2) == ["c", "d"]
+    # ... all of them equally: infinitely far above, so by tie-break alone, not the lowest
+    # first (every node without users then held the same lowest few, see below)
+    assert most_preferred(-inf, [(0.4, 0, "d"), (0.3, 5, "c"), (-0.9, 1, "e"), (-inf, 1, "a")], 2) == ["d", "e"]
+
+
+@pytest.mark.parametrize("kind", ["stamped", "toolbox"])
+def test_a_node_without_users_holds_nodes_with_users_by_tie_break_not_by_utility(kind):
+    """Both gradients, as a server without users (utility -inf) sees eq. 3.9: every node
+    with users is infinitely far above it, so which it holds does not depend on their
+    utilities; the same candidates with other utilities give the same view."""
+    from dgdrf.overlay.gradient import Gradient
+
+    inf = float("inf")
+    views = []
+    for scale in (1.0, -1.0):  # the utility order reversed
+        g = _bare(Gradient, -inf, view_size=3) if kind == "stamped" else _bare_toolbox(-inf, P=3)
+        entries = [[f"s{i}", scale * i / 100 - 0.5, 5] for i in range(12)] + [[f"idle{i}", -inf, 5] for i in range(6)]
+        if kind == "stamped":
+            g._merge("s99", -0.3, 5, entries)
+        else:
+            g._merge([tuple(e[:2]) + (0,) for e in entries])
+        views.append(sorted(g.view))
+    assert views[0] == views[1]
+    assert all(a.startswith("s") for a in views[0]) and len(views[0]) == 3
 
 
 @pytest.mark.parametrize("memory", [None, 0], ids=["remembering", "toolbox"])

@@ -307,14 +307,16 @@ def test_runs_recorded_with_an_older_gradient_are_rerun_and_left_out_of_reports(
     a report leaves it out and says so."""
     from dgdrf.bench.sweep import is_stale, revision_params
     from dgdrf.nodes.protocol import PROTOCOL_REVISION
-    from dgdrf.overlay.gradient import REVISION
+    from dgdrf.overlay.gradient import PREFERENCE_REVISION, REVISION
 
     spec, out, _ = tiny
     protocol = {"protocol_revision": PROTOCOL_REVISION}  # every policy's
-    assert revision_params("dgdrf", {}) == protocol | {"stamped_gradient_revision": REVISION}
-    assert revision_params("dgdrf", {"gradient_memory": 0}) == protocol  # no memory: the toolbox's behaviour
-    assert revision_params("pdgdrf", {}) == revision_params("ddrf-gradient", {}) == revision_params("drf", {}) == protocol  # toolbox / none
-    assert revision_params("pdgdrf", {"gradient": "stamped"}) == protocol | {"stamped_gradient_revision": REVISION}
+    preference = protocol | {"gradient_preference_revision": PREFERENCE_REVISION}  # every policy with a gradient
+    assert revision_params("dgdrf", {}) == preference | {"stamped_gradient_revision": REVISION}
+    assert revision_params("dgdrf", {"gradient_memory": 0}) == preference  # no memory: the toolbox's behaviour
+    assert revision_params("pdgdrf", {}) == revision_params("ddrf-gradient", {}) == preference  # toolbox
+    assert revision_params("drf", {}) == revision_params("ddrf-random", {}) == revision_params("probes", {}) == protocol  # no gradient
+    assert revision_params("pdgdrf", {"gradient": "stamped"}) == preference | {"stamped_gradient_revision": REVISION}
     records, _ = read_records(out)
     old = tmp_path / "old"
     old.mkdir()

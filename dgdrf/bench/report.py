@@ -21,13 +21,13 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from dgdrf.bench import thesis
-from dgdrf.bench.sweep import SWEEP_JSON, flat_row, is_stale, read_records, revision_params
+from dgdrf.bench.sweep import REVISION_KEYS, SWEEP_JSON, flat_row, is_stale, read_records, revision_params
 from dgdrf.errors import ConfigError
 from dgdrf.model.resources import natural_key
 
 REPORT_MD = "report.md"
 #: parameters that identify a condition besides the data set, policy, neighbours and seed
-_IDENTITY = ("dataset", "servers", "users", "data_seed", "scenario_digest", "policy", "neighbors", "seed", "stamped_gradient_revision", "protocol_revision")
+_IDENTITY = ("dataset", "servers", "users", "data_seed", "scenario_digest", "policy", "neighbors", "seed", *REVISION_KEYS)
 POLICY_ORDER = ("drf", "drf-bestfit", "fifo", "probes", "ddrf-random", "ddrf-gradient", "dgdrf", "pdgdrf")
 TOLERANCES = (("exact", "exact"), ("0.01", "1 %"), ("0.05", "5 %"), ("0.10", "10 %"), ("0.15", "15 %"))
 

@@ -158,6 +158,10 @@ def uses_neighbors(policy: str) -> bool:
     return POLICIES[policy].distributed
 
 
+#: the parameters :func:`revision_params` adds (they identify code, not a condition)
+REVISION_KEYS = ("protocol_revision", "gradient_preference_revision", "stamped_gradient_revision")
+
+
 def revision_params(policy: str, params: dict[str, Any]) -> dict[str, Any]:
     """The revisions of changed code a run of ``policy`` with ``params`` uses, as
     parameters of the run. A change that alters a policy's results raises a revision, so
@@ -165,14 +169,18 @@ def revision_params(policy: str, params: dict[str, Any]) -> dict[str, Any]:
     the old record out (:func:`is_stale`) instead of mixing old and new behaviour. Listed
     are only the parts that changed after runs were recorded: the allocation protocol
     (nodes/protocol.py PROTOCOL_REVISION), every policy's; the stamped gradient
-    (overlay/gradient.py REVISION), when a policy runs it with a memory."""
+    (overlay/gradient.py REVISION), when a policy runs it with a memory; eq. 3.9's
+    preference (overlay/gradient.py PREFERENCE_REVISION), when a policy runs a gradient."""
     from dgdrf.nodes.protocol import PROTOCOL_REVISION
-    from dgdrf.overlay.gradient import REVISION
+    from dgdrf.overlay.gradient import PREFERENCE_REVISION, REVISION
     from dgdrf.policies import POLICIES
 
     revisions: dict[str, Any] = {"protocol_revision": PROTOCOL_REVISION}
     cls = POLICIES.get(policy)
-    if cls is not None and cls.gradient_kind(params.get("gradient")) == "stamped" and params.get("gradient_memory") != 0:
+    kind = cls.gradient_kind(params.get("gradient")) if cls is not None else None
+    if kind is not None:
+        revisions["gradient_preference_revision"] = PREFERENCE_REVISION
+    if kind == "stamped" and params.get("gradient_memory") != 0:
         revisions["stamped_gradient_revision"] = REVISION
     return revisions
 

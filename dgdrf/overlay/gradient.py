@@ -67,8 +67,19 @@ def most_preferred(own: float, candidates: Iterable[tuple[float, int, str]], P: 
     users, and a node with users whose view held only nodes without users (at start, from
     stale peer-sampling profiles) stayed unaware of every other node with users and took
     itself for the centre (3.3.1 cannot refute a claim nobody around can judge). Nodes
-    without users prefer the lowest nodes with users instead, and so hold them."""
+    without users prefer the nodes with users instead, and so hold them.
+
+    To a node of utility -inf every node with users is infinitely far above, all equally
+    close, so they are ordered by the tie-break alone (:func:`idle_order`): each node
+    without users holds its own random few. Taking "closest above" literally (the lowest
+    utility first) made every node without users hold the same two or three lowest
+    servers with users: those heard of nobody above them from most of their exchanges,
+    took themselves for the centre, allocated, fell further and stayed the ones everybody
+    held (PDGDRF on 200 servers x 40 users: two users took a third of the tasks, Gini
+    0.75; fixed by gradient preference revision 2)."""
     candidates = list(candidates)
+    if own == _NEG_INF:
+        return [a for _, _, a in sorted(idle_order(u, t, a) for u, t, a in candidates)[:P]]
     higher = [c for c in candidates if c[0] >= own and c[0] != _NEG_INF]  # ascending = closest above first
     higher.sort()  # a C sort beats heapq.nsmallest at view sizes (tens of candidates)
     best = higher[:P]
@@ -77,6 +88,20 @@ def most_preferred(own: float, candidates: Iterable[tuple[float, int, str]], P: 
         lower.sort()
         best += lower[: P - len(best)]
     return [a for _, _, a in best]
+
+
+def idle_order(u: float, t: int, addr: str) -> tuple[bool, int, str]:
+    """The order of eq. 3.9 as a node of utility -inf sees (utility, tie-break, address),
+    smallest preferred: every node with users first, by tie-break alone (all infinitely
+    far above), then the nodes without users, by tie-break."""
+    return (u == _NEG_INF, t, addr)
+
+
+#: Raised whenever the preference of eq. 3.9 changes (both gradients use it), so that
+#: runs of policies that run a gradient, recorded before, are told apart (bench/sweep.py:
+#: revision_params). 1: a node of utility -inf preferred the lowest nodes with users;
+#: 2: all nodes with users equally (by tie-break, :func:`idle_order`).
+PREFERENCE_REVISION = 2
 
 
 #: Raised whenever a change alters what the stamped gradient does, so that runs recorded
@@ -421,6 +446,9 @@ class Gradient(GradientBase):
             return
         if own is None:
             own = self.utility()
+        if own == _NEG_INF:
+            self._select_idle(extra)
+            return
         last = self._last_selection
         if last is not None and last[0] == own and last[1] == self._ranked_version and last[2] is self.view:
             view = self._reselect(extra, own, last[3])
@@ -477,6 +505,24 @@ class Gradient(GradientBase):
             u, t, addr = best[-1]
             self._last_selection = (own, self._ranked_version, view, _preference(u, t, addr, own))
 
+    def _select_idle(self, extra: dict[str, tuple[float, int]]) -> None:
+        """:meth:`_select` for a node of utility -inf: the pool's P first in
+        :func:`idle_order` (utilities play no part, so the ranked memory is no shortcut;
+        such a node remembers few nodes, ``default_memory``)."""
+        fresh, tb, salt = self._fresh, self._tiebreak, self._salt_crc
+        keys = []
+        for addr, desc in extra.items():
+            t = tb.get(addr)
+            if t is None:
+                t = tb[addr] = zlib.crc32(addr.encode(), salt)
+            keys.append(idle_order(desc[0], t, addr))
+        for u, t, addr in self._ranked:
+            if addr not in extra:
+                keys.append(idle_order(u, t, addr))
+        keys.sort()
+        self.view = {addr: extra[addr] if addr in extra else fresh[addr] for _, _, addr in keys[: self.P]}
+        self._last_selection = None
+
     def _reselect(self, extra: dict[str, tuple[float, int]], own: float, worst: tuple) -> dict[str, tuple[float, int]] | None:
         """The selection of :meth:`_select` without ranking the pool again, when nothing
         in it can have changed the result; None when something may have.
@@ -522,7 +568,8 @@ def _preference(u: float, t: int, addr: str, own: float) -> tuple:
     """Eq. 3.9's order as one sort key, smallest preferred (what :func:`most_preferred`
     and :meth:`Gradient._select` compute in two halves): nodes at or above ``own`` first,
     closest first, then those below (and every -inf), closest first; ties by the hash
-    ``t``, then the address."""
+    ``t``, then the address. For a finite ``own`` only (a node of utility -inf ranks by
+    :func:`idle_order` and keeps no selection for reuse)."""
     if u >= own and u != _NEG_INF:
         return (0, u, t, addr)
     return (1, -u, t, addr)
