@@ -343,6 +343,35 @@ def test_runs_recorded_with_an_older_gradient_are_rerun_and_left_out_of_reports(
     assert "- runs: 16 succeeded" in (tmp_path / "again" / "report.md").read_text()
 
 
+def test_a_policy_whose_every_run_is_stale_is_reported_as_not_checked(tiny, tmp_path):
+    """A grid whose dgdrf runs all predate a change must not lose dgdrf's relations from
+    the report without a word: a row says they were not checked, and why."""
+    from dgdrf.bench.sweep import is_stale
+
+    _, out, _ = tiny
+    records, _ = read_records(out)
+    old = tmp_path / "old"
+    old.mkdir()
+    aged = 0
+    with (old / "results.jsonl").open("w") as f:
+        for rec in records:
+            rec = json.loads(json.dumps(rec))
+            if rec["params"]["policy"] == "dgdrf":
+                del rec["params"]["gradient_preference_revision"]  # recorded before it was
+                rec["key"] = "old-" + rec["key"]
+                assert is_stale(rec)
+                aged += 1
+            f.write(json.dumps(rec) + "\n")
+    assert aged >= 2
+    md = write_report(old, tmp_path / "report").read_text()
+    rows = [line for line in md.splitlines() if "every relation of dgdrf" in line]
+    assert len(rows) == len({r["params"]["dataset"] for r in records if r["params"]["policy"] == "dgdrf"}) >= 1
+    assert all("**not checked**" in row and "were made by code that has changed since" in row for row in rows)
+    assert "dgdrf makes no errors" not in md  # nothing claimed on runs it left out
+    fresh = write_report(out, tmp_path / "fresh").read_text()
+    assert "not checked" not in fresh and "dgdrf makes no errors" in fresh
+
+
 def test_report_of_a_loss_sweep_shows_what_loss_costs(tmp_path):
     """A sweep over --loss: every run still saturates; the report's loss section gives
     each policy's min share, error ratio and run-time against its runs without loss, and
