@@ -372,6 +372,16 @@ def test_a_policy_whose_every_run_is_stale_is_reported_as_not_checked(tiny, tmp_
     assert "not checked" not in fresh and "dgdrf makes no errors" in fresh
 
 
+def test_fig_5_11_relation_needs_a_real_fall_not_an_end_a_few_per_cent_lower():
+    """PDGDRF / DRF against users as recorded on 100 servers: alg. 6 ends 1 % below where
+    it starts (no fall; the report once passed it), the overlay variant halves."""
+    from dgdrf.bench.report import falls_as_users_grow
+
+    assert not falls_as_users_grow([2.78, 3.05, 2.96, 2.81, 2.75])
+    assert falls_as_users_grow([2.85, 2.82, 2.00, 1.39, 1.39])
+    assert falls_as_users_grow([2.0, 1.0]) and not falls_as_users_grow([2.0, 1.6]) and not falls_as_users_grow([2.0])
+
+
 def test_report_of_a_loss_sweep_shows_what_loss_costs(tmp_path):
     """A sweep over --loss: every run still saturates; the report's loss section gives
     each policy's min share, error ratio and run-time against its runs without loss, and
