@@ -509,13 +509,8 @@ class Gradient(GradientBase):
         """:meth:`_select` for a node of utility -inf: the pool's P first in
         :func:`idle_order` (utilities play no part, so the ranked memory is no shortcut;
         such a node remembers few nodes, ``default_memory``)."""
-        fresh, tb, salt = self._fresh, self._tiebreak, self._salt_crc
-        keys = []
-        for addr, desc in extra.items():
-            t = tb.get(addr)
-            if t is None:
-                t = tb[addr] = zlib.crc32(addr.encode(), salt)
-            keys.append(idle_order(desc[0], t, addr))
+        fresh = self._fresh
+        keys = [idle_order(*self._key(addr, desc[0])) for addr, desc in extra.items()]
         for u, t, addr in self._ranked:
             if addr not in extra:
                 keys.append(idle_order(u, t, addr))
