@@ -301,11 +301,30 @@ def test_report_percentages_keep_a_small_non_zero_ratio_visible():
     assert _pct(None) == "–"
 
 
+def _write_aged_copy(out: Path, dest: Path, age) -> int:
+    """Copy the records of ``out`` to ``dest``/results.jsonl, with ``age(params)`` (which
+    edits them in place, True when it did) making chosen records look made by older code
+    under another key; returns how many it aged."""
+    from dgdrf.bench.sweep import is_stale
+
+    dest.mkdir()
+    aged = 0
+    with (dest / "results.jsonl").open("w") as f:
+        for rec in read_records(out)[0]:
+            rec = json.loads(json.dumps(rec))
+            if age(rec["params"]):
+                rec["key"] = "old-" + rec["key"]
+                assert is_stale(rec)
+                aged += 1
+            f.write(json.dumps(rec) + "\n")
+    return aged
+
+
 def test_runs_recorded_with_an_older_gradient_are_rerun_and_left_out_of_reports(tiny, tmp_path):
     """A change that alters a policy's results (overlay/gradient.py REVISION) must not
     mix old and new records: an old run has another key, so a sweep runs it again, and
     a report leaves it out and says so."""
-    from dgdrf.bench.sweep import is_stale, revision_params
+    from dgdrf.bench.sweep import revision_params
     from dgdrf.nodes.protocol import PROTOCOL_REVISION
     from dgdrf.overlay.gradient import PREFERENCE_REVISION, REVISION
 
@@ -317,23 +336,17 @@ def test_runs_recorded_with_an_older_gradient_are_rerun_and_left_out_of_reports(
     assert revision_params("pdgdrf", {}) == revision_params("ddrf-gradient", {}) == preference  # toolbox
     assert revision_params("drf", {}) == revision_params("ddrf-random", {}) == revision_params("probes", {}) == protocol  # no gradient
     assert revision_params("pdgdrf", {"gradient": "stamped"}) == preference | {"stamped_gradient_revision": REVISION}
-    records, _ = read_records(out)
+    def age(params: dict) -> bool:
+        if not (params["policy"] == "dgdrf" and params["users"] == 3 and params["seed"] == 1):
+            return False
+        if params["neighbors"] == 2:
+            params["stamped_gradient_revision"] = REVISION - 1
+        else:  # recorded before revisions were
+            del params["stamped_gradient_revision"]
+        return True
+
     old = tmp_path / "old"
-    old.mkdir()
-    aged = 0
-    with (old / "results.jsonl").open("w") as f:
-        for rec in records:
-            rec = json.loads(json.dumps(rec))
-            if rec["params"]["policy"] == "dgdrf" and rec["params"]["users"] == 3 and rec["params"]["seed"] == 1:
-                if rec["params"]["neighbors"] == 2:
-                    rec["params"]["stamped_gradient_revision"] = REVISION - 1
-                else:  # recorded before revisions were
-                    del rec["params"]["stamped_gradient_revision"]
-                rec["key"] = "old-" + rec["key"]
-                assert is_stale(rec)
-                aged += 1
-            f.write(json.dumps(rec) + "\n")
-    assert aged == 2  # P = 2 and 3
+    assert _write_aged_copy(out, old, age) == 2  # P = 2 and 3
     md = write_report(old, tmp_path / "report").read_text()
     assert f"- left out: 2 runs recorded with code that has changed since (dgdrf: stamped_gradient_revision now {REVISION})" in md
     assert "- runs: 14 succeeded" in md
@@ -346,23 +359,17 @@ def test_runs_recorded_with_an_older_gradient_are_rerun_and_left_out_of_reports(
 def test_a_policy_whose_every_run_is_stale_is_reported_as_not_checked(tiny, tmp_path):
     """A grid whose dgdrf runs all predate a change must not lose dgdrf's relations from
     the report without a word: a row says they were not checked, and why."""
-    from dgdrf.bench.sweep import is_stale
-
     _, out, _ = tiny
-    records, _ = read_records(out)
+
+    def age(params: dict) -> bool:
+        if params["policy"] != "dgdrf":
+            return False
+        del params["gradient_preference_revision"]  # recorded before it was
+        return True
+
     old = tmp_path / "old"
-    old.mkdir()
-    aged = 0
-    with (old / "results.jsonl").open("w") as f:
-        for rec in records:
-            rec = json.loads(json.dumps(rec))
-            if rec["params"]["policy"] == "dgdrf":
-                del rec["params"]["gradient_preference_revision"]  # recorded before it was
-                rec["key"] = "old-" + rec["key"]
-                assert is_stale(rec)
-                aged += 1
-            f.write(json.dumps(rec) + "\n")
-    assert aged >= 2
+    assert _write_aged_copy(out, old, age) >= 2
+    records, _ = read_records(out)
     md = write_report(old, tmp_path / "report").read_text()
     rows = [line for line in md.splitlines() if "every relation of dgdrf" in line]
     assert len(rows) == len({r["params"]["dataset"] for r in records if r["params"]["policy"] == "dgdrf"}) >= 1

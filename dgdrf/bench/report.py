@@ -202,6 +202,7 @@ class Report:
             (self.stale if is_stale(r) else self.all).append(r)
         if not self.all:
             raise ConfigError(f"{', '.join(map(str, results_dirs))}: every recorded run used code that has changed since ({len(self.stale)} runs); run the sweep again")
+        self.stale_rows = [flat_row(r) for r in self.stale]
         self.failed = [r for r in self.all if r.get("status") != "ok"]
         self.runs = Runs(self.all)
         self.md: list[str] = []
@@ -574,7 +575,7 @@ class Report:
         # a policy whose every run here was made by code that has changed since would
         # otherwise drop out of the table unnoticed, with all the relations that name it
         waiting: dict[str, int] = defaultdict(int)
-        for r in map(flat_row, self.stale):
+        for r in self.stale_rows:
             if r.get("dataset") == dataset and not _unreliable(r) and _variant(r) not in have:
                 waiting[_variant(r)] += 1
         for p in sorted(waiting, key=_policy_rank):
