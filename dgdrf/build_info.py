@@ -6,9 +6,10 @@ with the same results (tests/test_compiled_core.py). Without a compiler, or with
 ``DGDRF_PURE=1`` at install time, they stay pure Python. Results record which ran
 (``core`` in a sweep's records and manifest), since only the wall time differs.
 
-An extension module older than its .py file was built from other sources (the file was
-edited or checked out since ``pip install -e .``): :class:`StaleExtensionGuard` imports
-the .py file instead, and says so once on stderr, so an edit always takes effect.
+An extension module older than its .py file, or than the .pxd file beside it that declares
+its C types, was built from other sources (a file was edited or checked out since
+``pip install -e .``): :class:`StaleExtensionGuard` imports the .py file instead, and says
+so once on stderr, so an edit always takes effect.
 ``DGDRF_PURE=1`` when running (not only when installing) imports every .py file.
 Stdlib only: setup.py reads the list before anything is installed.
 """
@@ -59,11 +60,13 @@ class StaleExtensionGuard:
         if not os.path.exists(source):
             return None
         if not _pure_requested():
-            if os.path.getmtime(spec.origin) >= os.path.getmtime(source):
+            declarations = source[:-3] + ".pxd"
+            newest = max(os.path.getmtime(source), os.path.getmtime(declarations) if os.path.exists(declarations) else 0.0)
+            if os.path.getmtime(spec.origin) >= newest:
                 return None
             if fullname not in cls.warned:
                 cls.warned.add(fullname)
-                print(f"dgdrf: warning: {source} changed since it was compiled; running it as pure Python (pip install -e . compiles it again)", file=sys.stderr)
+                print(f"dgdrf: warning: {source} (or its .pxd) changed since it was compiled; running it as pure Python (pip install -e . compiles it again)", file=sys.stderr)
         return importlib.util.spec_from_file_location(fullname, source)
 
 

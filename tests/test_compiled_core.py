@@ -79,9 +79,14 @@ def test_an_edited_module_runs_from_its_source_not_its_stale_extension(tmp_path)
 
     assert run({}).stdout.split() == ["False", "False"]  # both compiled, up to date
     source = tmp_path / "dgdrf" / "runtime" / "clock.py"
-    built = max(f.stat().st_mtime for f in source.parent.glob("clock.*") if f.suffix != ".py")
+    built = max(f.stat().st_mtime for f in source.parent.glob("clock.*") if f.suffix in (".so", ".pyd"))
     os.utime(source, (built + 10, built + 10))  # edited after it was compiled
     edited = run({})
     assert edited.stdout.split() == ["True", "False"]
-    assert "clock.py changed since it was compiled" in edited.stderr
+    assert "clock.py (or its .pxd) changed since it was compiled" in edited.stderr
     assert run({"DGDRF_PURE": "1"}).stdout.split() == ["True", "True"]
+    os.utime(source, (built - 10, built - 10))
+    assert run({}).stdout.split() == ["False", "False"]
+    declarations = source.with_suffix(".pxd")  # the C types changed: the extension is stale too
+    os.utime(declarations, (built + 10, built + 10))
+    assert run({}).stdout.split() == ["True", "False"]

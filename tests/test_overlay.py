@@ -352,34 +352,41 @@ def test_reused_selection_is_the_full_selection(monkeypatch):
     """``Gradient._reselect`` skips ranking the pool again when nothing in it can change
     the chosen view (the emulation's hottest path). Every reuse is checked here against a
     full selection of the same pool, over a whole dgdrf run (views, their order and the
-    descriptors kept), and the run's result must be the one with reuse switched off."""
+    descriptors kept), and the run's result must be the one with reuse switched off.
+    (The run's gradients are a subclass that checks: a compiled Gradient's methods cannot
+    be replaced on the class itself, but a subclass's override is called from C.)"""
+    import dgdrf.policies.distributed as distributed
     from dgdrf.emulation import RunConfig, run_emulation
     from dgdrf.model.generators import google_2011_scenario
     from dgdrf.overlay.gradient import Gradient
 
     scenario = google_2011_scenario(20, 6, 3)
-    reselect = Gradient._reselect
     checked = []
 
-    def checked_reselect(self, extra, own, worst):
-        view = reselect(self, extra, own, worst)
-        if view is not None:
-            saved_view, saved_last = self.view, self._last_selection
-            self._last_selection = None
-            Gradient._select(self, dict(extra), own)  # the same pool, fully ranked
-            full = self.view
-            self.view, self._last_selection = saved_view, saved_last
-            assert list(full.items()) == list(view.items())
-            checked.append(1)
-        return view
+    class Checked(Gradient):
+        def _reselect(self, extra, own, worst):
+            view = Gradient._reselect(self, extra, own, worst)
+            if view is not None:
+                saved_view, saved_last = self.view, self._last_selection
+                self._last_selection = None
+                Gradient._select(self, dict(extra), own)  # the same pool, fully ranked
+                full = self.view
+                self.view, self._last_selection = saved_view, saved_last
+                assert list(full.items()) == list(view.items())
+                checked.append(1)
+            return view
+
+    class NoReuse(Gradient):
+        def _reselect(self, extra, own, worst):
+            return None
 
     def run():
         r = run_emulation(scenario, RunConfig(policy="dgdrf", neighbors=3, seed=2, gradient="stamped")).to_dict()
         r.pop("wall_s")
         return r
 
-    monkeypatch.setattr(Gradient, "_reselect", checked_reselect)
+    monkeypatch.setattr(distributed, "Gradient", Checked)
     with_reuse = run()
     assert len(checked) > 1000  # the reuse path was taken, and each time it was right
-    monkeypatch.setattr(Gradient, "_reselect", lambda self, extra, own, worst: None)
+    monkeypatch.setattr(distributed, "Gradient", NoReuse)
     assert run() == with_reuse

@@ -43,14 +43,14 @@ class Server(Actor):
         return d.shape == self.capacity.shape and fits(d, self.free, self.capacity)
 
     def on_start(self) -> None:
-        if any(hasattr(role, "on_tick") for role in self.roles):
+        # the roles' tick handlers, found once (roles are all added before the start)
+        self._tickers = [role.on_tick for role in self.roles if hasattr(role, "on_tick")]
+        if self._tickers:
             self.every(self.tick, self._on_tick, first=self.first_tick)
 
     def _on_tick(self) -> None:
-        for role in self.roles:
-            tick = getattr(role, "on_tick", None)
-            if tick is not None:
-                tick()
+        for tick in self._tickers:
+            tick()
 
     # -- capacity ---------------------------------------------------------------------
     def reserve(self, user: str, task_id: int, demand: Sequence[float]) -> bool:

@@ -109,14 +109,14 @@ class Cyclon(Role):
             if self.bootstrap is not None:
                 self.actor.send(self.bootstrap, Join(self.c))
             return
-        oldest = min(view, key=view.__getitem__)  # smallest birth = oldest; first in view order
+        oldest = _oldest(view)
         del view[oldest]
         self.profiles.pop(oldest, None)
         self._profile_born.pop(oldest, None)
         others = _sample(list(view), self.l - 1, self.rnd.random)
         cycle, prof = self.cycle, self.profiles
-        entries = [[a, cycle - view[a], prof.get(a)] for a in others]
-        entries.append([self.me, 0, self.profile() if self.profile is not None else None])
+        entries = [(a, cycle - view[a], prof.get(a)) for a in others]  # tuples: the same msgpack arrays, cheaper to build
+        entries.append((self.me, 0, self.profile() if self.profile is not None else None))
         self._sent[oldest] = others
         self._last_peer = oldest
         self.actor.send(oldest, CyclonShuffle(entries))
@@ -126,26 +126,28 @@ class Cyclon(Role):
         self._last_peer = src
         view, cycle, prof = self.view, self.cycle, self.profiles
         picks = _sample(list(view), self.l, self.rnd.random)
-        self.actor.send(src, CyclonReply([[a, cycle - view[a], prof.get(a)] for a in picks]))
+        self.actor.send(src, CyclonReply([(a, cycle - view[a], prof.get(a)) for a in picks]))
         self._merge(msg.entries, picks)
 
     def on_CyclonReply(self, src: str, msg: CyclonReply) -> None:
         self._merge(msg.entries, self._sent.pop(src, []))
 
     def _merge(self, entries: list[list], sent: list[str]) -> None:
-        view, prof, me, cycle, c = self.view, self.profiles, self.me, self.cycle, self.c
+        view, prof, born, me, cycle, c = self.view, self.profiles, self._profile_born, self.me, self.cycle, self.c
         replaceable = [a for a in sent if a in view]
-        for addr, age, profile in entries:
+        for entry in entries:
+            addr, age, profile = entry
             if addr == me:
                 continue
-            if addr in view:
+            held = view.get(addr)
+            if held is not None:
                 # Cyclon keeps the entry it holds; only its profile is refreshed from a younger
                 # copy. Else, where views hold every other node from the start (clusters of
                 # up to c + 1 nodes), no entry is ever replaced, profiles stay those of the
                 # bootstrap (none), and the gradient never hears a utility from peer sampling
-                if profile is not None and cycle - age > self._profile_born.get(addr, view[addr]):
+                if profile is not None and cycle - age > born.get(addr, held):
                     prof[addr] = profile
-                    self._profile_born[addr] = cycle - age
+                    born[addr] = cycle - age
                 continue
             if len(view) >= c:
                 if not replaceable:
@@ -153,29 +155,41 @@ class Cyclon(Role):
                 gone = replaceable.pop()
                 del view[gone]
                 prof.pop(gone, None)
-                self._profile_born.pop(gone, None)
+                born.pop(gone, None)
             view[addr] = cycle - age
             if profile is not None:
                 prof[addr] = profile
 
 
+def _oldest(view: dict[str, int]) -> str:
+    """The address of the smallest birth cycle (the oldest entry), the first in view
+    order among equals: ``min(view, key=view.get)``, as a loop the compiled build runs
+    in C."""
+    oldest = None
+    first = 0
+    for addr, birth in view.items():
+        if oldest is None or birth < first:
+            oldest, first = addr, birth
+    return oldest
+
+
 def _sample(items: list[str], k: int, random: Callable[[], float]) -> list[str]:
-    """``k`` distinct random items (all of them, in order, if there are no more than k).
-    Rejection sampling on C-level ``random()``: for the small k of a shuffle several times
-    faster than ``random.sample``, and just as uniform."""
+    """``k`` distinct random items of ``items``, a list the caller gives away (all of
+    them, in order, if there are no more than k). Rejection sampling on C-level
+    ``random()``: for the small k of a shuffle several times faster than
+    ``random.sample``, and just as uniform."""
     n = len(items)
     if k >= n:
         return items
     if 3 * k > n:
-        idx = list(range(n))
-        for i in range(k):  # partial Fisher-Yates
+        for i in range(k):  # partial Fisher-Yates, in place
             j = i + int(random() * (n - i))
-            idx[i], idx[j] = idx[j], idx[i]
-        del idx[k:]
-    else:
-        # the first k distinct of i.i.d. uniform draws: a uniform k-subset
-        idx = list(dict.fromkeys([int(random() * n) for _ in range(k + k // 2 + 2)]))
-        while len(idx) < k:
-            idx = list(dict.fromkeys(idx + [int(random() * n) for _ in range(k)]))
-        del idx[k:]
+            items[i], items[j] = items[j], items[i]
+        del items[k:]
+        return items
+    # the first k distinct of i.i.d. uniform draws: a uniform k-subset
+    idx = list(dict.fromkeys([int(random() * n) for _ in range(k + k // 2 + 2)]))
+    while len(idx) < k:
+        idx = list(dict.fromkeys(idx + [int(random() * n) for _ in range(k)]))
+    del idx[k:]
     return [items[i] for i in idx]

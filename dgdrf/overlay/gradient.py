@@ -183,7 +183,10 @@ class GradientBase(Role):
         if not sample:
             return self._alone()
         own = self.utility()
-        return all(u < own for u, _ in sample.values())
+        for desc in sample.values():
+            if not desc[0] < own:
+                return False
+        return True
 
     def _alone(self) -> bool:
         return self.sampler is not None and self.sampler.alone
@@ -438,7 +441,7 @@ class Gradient(GradientBase):
                 if held is None or desc[1] > held[1]:
                     extra[addr] = desc
         P = self.P
-        if len(fresh) <= P and len(fresh) + sum(1 for a in extra if a not in fresh) <= P:
+        if len(fresh) <= P and len(fresh) + _count_missing(extra, fresh) <= P:
             pool = dict(fresh)
             pool.update(extra)
             self.view = pool
@@ -501,21 +504,51 @@ class Gradient(GradientBase):
             view[addr] = extra[addr] if addr in extra else fresh[addr]
         self.view = view
         self._last_selection = None
-        if len(view) == P and not any(a in fresh and a not in view for a in extra):
+        if len(view) == P and not _shadows(extra, fresh, view):
             u, t, addr = best[-1]
             self._last_selection = (own, self._ranked_version, view, _preference(u, t, addr, own))
 
     def _select_idle(self, extra: dict[str, tuple[float, int]]) -> None:
         """:meth:`_select` for a node of utility -inf: the pool's P first in
         :func:`idle_order` (utilities play no part, so the ranked memory is no shortcut;
-        such a node remembers few nodes, ``default_memory``)."""
-        fresh = self._fresh
-        keys = [idle_order(*self._key(addr, desc[0])) for addr, desc in extra.items()]
-        for u, t, addr in self._ranked:
-            if addr not in extra:
-                keys.append(idle_order(u, t, addr))
-        keys.sort()
-        self.view = {addr: extra[addr] if addr in extra else fresh[addr] for _, _, addr in keys[: self.P]}
+        such a node remembers few nodes, ``default_memory``; all of finite utility).
+
+        On clusters where most servers have no users this is the emulation's hottest
+        loop, so the P first are kept in order as they come (:func:`_insert_idle`)
+        instead of sorting the pool: once P are held, a candidate is dropped after one
+        comparison with the last of them, which the compiled build makes in C."""
+        fresh, tb, P = self._fresh, self._tiebreak, self.P
+        infs: list[bool] = []  # the P first keys so far, ascending, as three columns
+        ts: list[int] = []
+        addrs: list[str] = []
+        n = 0
+        w_inf, w_t, w_addr = True, 0, ""  # the last of them, once there are P
+        for addr, desc in extra.items():
+            held = tb.get(addr)
+            if held is None:
+                held = tb[addr] = zlib.crc32(addr.encode(), self._salt_crc)
+            t = held
+            inf = desc[0] == _NEG_INF
+            if n == P and (inf > w_inf or (inf == w_inf and (t > w_t or (t == w_t and addr > w_addr)))):
+                continue
+            n = _insert_idle(infs, ts, addrs, inf, t, addr, P)
+            if n == P:
+                w_inf, w_t, w_addr = infs[n - 1], ts[n - 1], addrs[n - 1]
+        for key in self._ranked:
+            addr = key[2]
+            t = key[1]
+            if n == P and (not w_inf and (t > w_t or (t == w_t and addr > w_addr))):
+                continue  # a remembered node (finite) after the last kept
+            if addr in extra:
+                continue  # superseded by a fresher descriptor in extra
+            n = _insert_idle(infs, ts, addrs, False, t, addr, P)
+            if n == P:
+                w_inf, w_t, w_addr = infs[n - 1], ts[n - 1], addrs[n - 1]
+        view = {}
+        for addr in addrs:
+            desc = extra.get(addr)
+            view[addr] = desc if desc is not None else fresh[addr]
+        self.view = view
         self._last_selection = None
 
     def _reselect(self, extra: dict[str, tuple[float, int]], own: float, worst: tuple) -> dict[str, tuple[float, int]] | None:
@@ -557,6 +590,42 @@ class Gradient(GradientBase):
                     return None
             out[addr] = desc
         return out
+
+
+def _insert_idle(infs: list, ts: list, addrs: list, inf: bool, t: int, addr: str, P: int) -> int:
+    """Insert the key (inf, t, addr) in its place among the ascending keys held in the
+    three columns, keeping at most ``P``; returns how many are held."""
+    i = len(addrs)
+    while i > 0:
+        j = i - 1
+        if infs[j] < inf or (infs[j] == inf and (ts[j] < t or (ts[j] == t and addrs[j] < addr))):
+            break
+        i = j
+    infs.insert(i, inf)
+    ts.insert(i, t)
+    addrs.insert(i, addr)
+    if len(addrs) > P:
+        infs.pop()
+        ts.pop()
+        addrs.pop()
+    return len(addrs)
+
+
+def _count_missing(keys: dict, of: dict) -> int:
+    """How many keys of ``keys`` are not in ``of``."""
+    n = 0
+    for a in keys:
+        if a not in of:
+            n += 1
+    return n
+
+
+def _shadows(extra: dict, fresh: dict, view: dict) -> bool:
+    """Whether a node of ``extra`` is remembered (in ``fresh``) but not in ``view``."""
+    for a in extra:
+        if a in fresh and a not in view:
+            return True
+    return False
 
 
 def _preference(u: float, t: int, addr: str, own: float) -> tuple:

@@ -32,7 +32,6 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Callable, Iterable
-from operator import itemgetter
 from typing import Any
 
 from dgdrf.overlay.cyclon import Cyclon
@@ -41,7 +40,6 @@ from dgdrf.overlay.messages import GradientReply, GradientShuffle
 
 #: the toolbox's reference configuration (overlay-mngr example reference.conf)
 DEFAULT_OLD_THRESHOLD = 100
-_birth = itemgetter(1)
 
 
 class ToolboxGradient(GradientBase):
@@ -121,7 +119,8 @@ class ToolboxGradient(GradientBase):
     # -- GradientView.merge ----------------------------------------------------------------
     def _merge(self, entries: Iterable[tuple[str, float, int] | list]) -> None:
         view, me, clock = self.view, self.me, self.clock
-        for addr, u, age in entries:
+        for entry in entries:
+            addr, u, age = entry
             if addr == me:
                 continue
             birth = clock - age
@@ -130,12 +129,20 @@ class ToolboxGradient(GradientBase):
                 view[addr] = (u, birth)
         if not view:
             return
-        first_birth = min(map(_birth, view.values()))
-        if clock - first_birth >= self.old_threshold:  # the oldest (first in view order) leaves
-            del view[next(a for a, d in view.items() if d[1] == first_birth)]
+        oldest = None  # the oldest entry, the first in view order among equals
+        first_birth = 0
+        for addr, held in view.items():
+            if oldest is None or held[1] < first_birth:
+                oldest, first_birth = addr, held[1]
+        if clock - first_birth >= self.old_threshold:  # the oldest leaves
+            del view[oldest]
         if len(view) > self.P:
             tb = self._tiebreak
-            for addr in view.keys() - tb.keys():
-                tb[addr] = zlib.crc32(addr.encode(), self._salt_crc)
-            keep = most_preferred(self.utility(), [(u, tb[a], a) for a, (u, _) in view.items()], self.P)
+            candidates = []
+            for addr, held in view.items():
+                t = tb.get(addr)
+                if t is None:
+                    t = tb[addr] = zlib.crc32(addr.encode(), self._salt_crc)
+                candidates.append((held[0], t, addr))
+            keep = most_preferred(self.utility(), candidates, self.P)
             self.view = {a: view[a] for a in keep}

@@ -61,7 +61,7 @@ def tie_break(user: str) -> float:
 TIE_SCALE = 1e-12
 
 
-@dataclass
+@dataclass(slots=True)
 class HomeUser:
     share: float  # the global dominant share the user last reported
     request: TaskRequest | None = None  # the task waiting here, if any

@@ -40,8 +40,6 @@ def _no_report(kind: str, source: str, time: float, fields: dict[str, Any]) -> N
 class Context:
     """What the runtime hands an actor: its clock, transport, reporter and generator."""
 
-    __slots__ = ("clock", "transport", "reporter", "rng")
-
     def __init__(self, clock: Clock, transport: Transport, reporter: Reporter | None = None, rng: np.random.Generator | None = None) -> None:
         self.clock = clock
         self.transport = transport
@@ -77,16 +75,15 @@ class Role:
 class Periodic:
     """A repeating timer started by :meth:`Actor.every`; ``cancel()`` stops it."""
 
-    __slots__ = ("_actor", "_period", "_fn", "_handle", "_active")
-
     def __init__(self, actor: Actor, period: float, fn: Callable[[], Any], first: float) -> None:
-        self._actor, self._period, self._fn, self._active = actor, period, fn, True
-        self._handle = actor.ctx.clock.call_later(first, self._fire)
+        self._clock, self._period, self._fn, self._active = actor.ctx.clock, period, fn, True
+        self._fire_cb = self._fire  # bound once, not at every period
+        self._handle = self._clock.call_later(first, self._fire_cb)
 
     def _fire(self) -> None:
         if not self._active:
             return
-        self._handle = self._actor.ctx.clock.call_later(self._period, self._fire)
+        self._handle = self._clock.call_later(self._period, self._fire_cb)
         self._fn()
 
     def cancel(self) -> None:
@@ -94,26 +91,20 @@ class Periodic:
         self._handle.cancel()
 
 
+#: per actor class: (message registry version it was built at, message class ->
+#: function(actor, src, msg) for the class's own on_<Msg> methods), built on the first
+#: instance and again when message types registered since
+_CLASS_HANDLERS: dict[type, tuple[int, dict[type, Callable[..., None]]]] = {}
+
+
 class Actor:
     """Base of every node: address, typed handlers, roles, timers, send and report.
 
     Handlers ``on_<Msg>`` of the actor's class are looked up once per class (a shared
     table of plain functions, hot in cache however many actors there are); handlers of
-    hosted roles are bound per instance.
+    hosted roles are bound per instance. Compiled, an actor is an extension type
+    (actor.pxd) whose fields the transport reads in C; subclasses are ordinary classes.
     """
-
-    # Slots keep the per-message attributes in the object itself: fewer cache lines per
-    # delivery with 10^4+ actors (subclasses get a __dict__ unless they add slots).
-    __slots__ = ("address", "ctx", "roles", "_tsend", "_role_handlers", "_timers")
-
-    #: message class -> function(actor, src, msg), for this class's own on_<Msg> methods
-    _own_handlers: dict[type, Callable[..., None]] = {}
-
-    _own_version = -1
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        cls._own_handlers, cls._own_version = {}, -1  # built on first instantiation
 
     def __init__(self, address: str) -> None:
         self.address = address
@@ -122,9 +113,10 @@ class Actor:
         self._role_handlers: dict[type, Callable[[str, Any], None]] = _NO_ROLES
         self._timers: list[TimerHandle | Periodic] = []
         cls = type(self)
-        if cls._own_version != messages.registry_version:  # message types may register late
-            cls._own_handlers = {msg: getattr(cls, name) for msg, name in _handler_table(self).items()}
-            cls._own_version = messages.registry_version
+        built = _CLASS_HANDLERS.get(cls)
+        if built is None or built[0] != messages.registry_version:  # message types may register late
+            built = _CLASS_HANDLERS[cls] = (messages.registry_version, {msg: getattr(cls, name) for msg, name in _handler_table(self).items()})
+        self._own_handlers: dict[type, Callable[..., None]] = built[1]
 
     # -- composition ---------------------------------------------------------------
     def add_role(self, role: Role) -> Role:

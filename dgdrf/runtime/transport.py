@@ -22,6 +22,11 @@ from dgdrf.runtime.stats import MessageStats
 import msgpack
 from heapq import heappush as _heappush
 
+try:
+    import cython
+except ImportError:  # interpreted without Cython installed
+    from dgdrf import cython_shadow as cython
+
 _unpackb = msgpack.unpackb
 _BLOCK = 16384
 
@@ -50,6 +55,10 @@ class _Coin:
         self.p, self._rng, self._block, self._i = p, rng, [], 0
 
     def __call__(self) -> bool:
+        return self.draw()
+
+    def draw(self) -> bool:
+        """The next draw: True with probability p."""
         i = self._i
         if i >= len(self._block):
             self._block = (self._rng.random(_BLOCK) < self.p).tolist()
@@ -79,10 +88,11 @@ class LocalTransport:
         self._loss = _Coin(loss, rng.spawn(1)[0]) if loss > 0 else None
         self._dup = _Coin(duplicate, rng.spawn(1)[0]) if duplicate > 0 else None
         self._actor_seeds = rng.spawn(1)[0]
-        self._schedule = clock.schedule_ticks
-        self._slots = clock._slots
-        self._times = clock._times
-        self._send = self.send = self._make_send()
+        self._count, self._nbytes = self.stats.count, self.stats.nbytes
+        self._block: list[int] = []  # a block of latencies in ticks, walked by send
+        self._pos = 0
+        if not cython.compiled:
+            self.send = self._make_send()  # interpreted: the same steps as a closure over locals
 
     def register(self, actor: Actor, rng: np.random.Generator | None = None) -> Actor:
         """Attach ``actor`` to this transport with its own generator (split from the run's)."""
@@ -95,15 +105,38 @@ class LocalTransport:
     def send(self, src: str, dst: str, msg: Message) -> None:
         """Encode, count, and schedule delivery after a drawn latency (or drop it).
 
-        Replaced per instance by the closure :meth:`_make_send` builds; this body is the
-        readable reference of what it does."""
-        self._send(src, dst, msg)
+        The compiled build runs this method; interpreted, each transport runs the closure
+        :meth:`_make_send` builds instead, which takes the same steps with every name
+        bound to a local (no attribute lookups per message)."""
+        tag = msg.TAG
+        data = msg._encode(msg)
+        self._count[tag] += 1
+        self._nbytes[tag] += len(data)
+        actor = self.actors.get(dst)
+        if actor is None:
+            self.stats.undeliverable += 1
+            return
+        if self._loss is not None and self._loss.draw():
+            self.stats.dropped += 1
+            return
+        clock = self.clock
+        clock.schedule_ticks(self._next_latency(), _deliver, (actor, src, data))
+        if self._dup is not None and self._dup.draw():
+            self.stats.duplicated += 1
+            clock.schedule_ticks(self._next_latency(), _deliver, (actor, src, data))
+
+    def _next_latency(self) -> int:
+        """The next latency of the drawn block, in ticks."""
+        if self._pos >= len(self._block):
+            self._block, self._pos = self._latency.refill(), 0
+        self._pos += 1
+        return self._block[self._pos - 1]
 
     def _make_send(self):
         """The hot path as a closure over locals (no attribute lookups per message)."""
         count, nbytes, actors = self.stats.count, self.stats.nbytes, self.actors
-        stats, clock, slots, times = self.stats, self.clock, self._slots, self._times
-        loss, dup, schedule, refill = self._loss, self._dup, self._schedule, self._latency.refill
+        stats, clock, slots, times = self.stats, self.clock, self.clock._slots, self.clock._times
+        loss, dup, refill = self._loss, self._dup, self._latency.refill
         heappush, deliver = _heappush, _deliver
         block: list[int] = []
         pos = 0
@@ -136,7 +169,7 @@ class LocalTransport:
                 if pos >= len(block):
                     block, pos = refill(), 0
                 pos += 1
-                schedule(block[pos - 1], deliver, (actor, src, data))
+                clock.schedule_ticks(block[pos - 1], deliver, (actor, src, data))
 
         return send
 
@@ -153,11 +186,12 @@ def _deliver(actor: Actor, src: str, data: bytes) -> None:
     """Decode a frame and run its handler (the receiving side of the wire)."""
     arr = _unpackb(data)
     msg = _DECODERS[arr[0]](arr)
-    own = actor._own_handlers.get(msg.__class__)
+    node = cython.cast(Actor, actor)  # compiled: the handler tables are read in C
+    own = node._own_handlers.get(msg.__class__)
     if own is not None:
         own(actor, src, msg)
         return
-    role = actor._role_handlers.get(msg.__class__)
+    role = node._role_handlers.get(msg.__class__)
     if role is not None:
         role(src, msg)
     else:

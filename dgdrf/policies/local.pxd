@@ -1,0 +1,14 @@
+# C types of local.py for the compiled build (Cython augmenting declarations: the .py
+# file is the source). Fields read or set from Python code are public.
+
+cimport cython
+
+
+cdef class HomeUsers:
+    cdef public dict users
+    cdef public object _lowest
+    cdef public bint _stale
+
+    @cython.locals(best=object, key=tuple)
+    cpdef object lowest(self)
+    cpdef double utility(self) except? -1.0

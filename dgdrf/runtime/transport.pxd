@@ -1,0 +1,45 @@
+# C types of transport.py for the compiled build (Cython augmenting declarations: the
+# .py file is the source). Fields read from Python code are public.
+
+cimport cython
+from dgdrf.runtime.actor cimport Actor
+from dgdrf.runtime.clock cimport VirtualClock
+
+
+cdef class UniformLatency:
+    cdef public double low
+    cdef public double high
+    cdef object _rng
+    cdef object _lo
+    cdef object _hi
+    cpdef list refill(self)
+
+
+cdef class _Coin:
+    cdef public double p
+    cdef object _rng
+    cdef list _block
+    cdef Py_ssize_t _i
+    cpdef bint draw(self) except -1
+
+
+cdef class LocalTransport:
+    cdef public VirtualClock clock
+    cdef public object stats
+    cdef public dict actors
+    cdef public object reporter
+    cdef object _rng
+    cdef UniformLatency _latency
+    cdef _Coin _loss
+    cdef _Coin _dup
+    cdef object _actor_seeds
+    cdef list _count
+    cdef list _nbytes
+    cdef list _block
+    cdef Py_ssize_t _pos
+    cdef dict __dict__
+
+    @cython.locals(actor=Actor, clock=VirtualClock)
+    cpdef send(self, src, dst, msg)
+    cdef long long _next_latency(self) except? -1
+
