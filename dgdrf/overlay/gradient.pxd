@@ -34,6 +34,7 @@ cdef class Gradient(GradientBase):
     cdef public dict _fresh
     cdef public list _ranked
     cdef public dict _rank_key
+    cdef public list _by_tiebreak
     cdef public object _fresh_limit
     cdef public Py_ssize_t _idle_limit
     cdef public object _awaiting
@@ -51,13 +52,19 @@ cdef class Gradient(GradientBase):
     cpdef _unrank(self, addr)
     @cython.locals(fresh=dict, extra=dict, source=dict, tb=dict, above=list, below=list, ranked=list, best=list, view=dict, P=Py_ssize_t, start=Py_ssize_t, taken=Py_ssize_t, i=Py_ssize_t, need=Py_ssize_t)
     cpdef _select(self, dict heard=*, own=*)
-    @cython.locals(fresh=dict, tb=dict, view=dict, key=tuple, P=Py_ssize_t, n=Py_ssize_t, infs=list, ts=list, addrs=list, inf=bint, w_inf=bint, t=cython.longlong, w_t=cython.longlong)
+    @cython.locals(fresh=dict, tb=dict, view=dict, key=tuple, keys=list, P=Py_ssize_t, taken=Py_ssize_t)
     cpdef _select_idle(self, dict extra)
+    cpdef _remember(self, addr, u)
+    @cython.locals(by_tiebreak=list)
+    cpdef _drop(self, addr)
     @cython.locals(view=dict, fresh=dict, tb=dict, out=dict)
     cpdef _reselect(self, dict extra, own, worst)
 
 
-@cython.locals(i=Py_ssize_t, j=Py_ssize_t)
-cpdef Py_ssize_t _insert_idle(list infs, list ts, list addrs, bint inf, long long t, addr, Py_ssize_t P) except -1
 cpdef Py_ssize_t _count_missing(dict keys, dict of) except -1
 cpdef bint _shadows(dict extra, dict fresh, dict view) except -1
+
+@cython.locals(n=Py_ssize_t, k=Py_ssize_t, r=Py_ssize_t)
+cpdef object choice(rnd, list seq)
+@cython.locals(u=double, t=cython.longlong, own=double)
+cpdef tuple _preference(u, t, addr, own)

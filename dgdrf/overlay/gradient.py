@@ -45,6 +45,7 @@ import random
 import zlib
 from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from dgdrf.overlay.cyclon import Cyclon
 from dgdrf.overlay.messages import CentreAck, CentreCheck, GradientReply, GradientShuffle
@@ -110,6 +111,23 @@ PREFERENCE_REVISION = 2
 #: node of finite utility it hears of (1: any node, the 4P + 16 most recent). 3: a node
 #: that was held and then said its utility is -inf is not taken back from older news.
 REVISION = 3
+
+
+def choice(rnd: random.Random, seq: list) -> Any:
+    """``rnd.choice(seq)``, the same draw from the same generator state: the element at
+    ``getrandbits(k)`` for the bit length k of ``len(seq)``, redrawn while out of range
+    (CPython's ``Random.choice`` and ``_randbelow_with_getrandbits``, as in 3.11-3.13).
+    ``random.choice`` itself is interpreted Python, once per gradient exchange; this
+    one compiles with the module."""
+    n = len(seq)
+    if not n:
+        raise IndexError("Cannot choose from an empty sequence")
+    k = n.bit_length()
+    getrandbits = rnd.getrandbits
+    r = getrandbits(k)
+    while r >= n:
+        r = getrandbits(k)
+    return seq[r]
 
 
 def default_memory(view_size: int) -> int:
@@ -266,6 +284,9 @@ class Gradient(GradientBase):
         #: bisects at its own utility instead of scanning every remembered node
         self._ranked: list[tuple[float, int, str]] = []
         self._rank_key: dict[str, tuple[float, int, str]] = {}
+        #: the remembered nodes as (tie-break, address), kept sorted: the order in which a
+        #: node of utility -inf prefers them (:func:`idle_order`), whatever their utility
+        self._by_tiebreak: list[tuple[int, str]] = []
         #: bound on remembered nodes; None: every node of finite utility while this node's
         #: utility is finite, else ``_idle_limit``
         self._fresh_limit = memory
@@ -310,7 +331,7 @@ class Gradient(GradientBase):
             self._select(sampled)
         if self._awaiting is not None:
             self._suspect(self._awaiting)  # no answer within a whole period: presumed dead
-        partner = self.rnd.choice(list(self.view)) if self.view else (self.sampler.random_peer() if self.sampler else None)
+        partner = choice(self.rnd, list(self.view)) if self.view else (self.sampler.random_peer() if self.sampler else None)
         if partner is None:
             return
         self._awaiting = partner
@@ -340,7 +361,7 @@ class Gradient(GradientBase):
 
     def _forget(self, addr: str) -> None:
         if self._fresh.pop(addr, None) is not None:
-            self._unrank(addr)
+            self._drop(addr)
 
     def _merge(self, src: str, utility: float, stamp: int, entries: list[list]) -> None:
         """Take the freshest descriptor of every node in the message, remember it (up to
@@ -382,11 +403,11 @@ class Gradient(GradientBase):
                         gone[addr] = s  # only nodes held as finite: an idle one has no older finite news
                     if known is not None:
                         del fresh[addr]
-                        self._unrank(addr)
+                        self._drop(addr)
                     continue  # outside the gradient: never above anyone, not worth a slot
                 if known is None:
                     fresh[addr] = (u, s)
-                    self._rank(addr, u)
+                    self._remember(addr, u)
                 else:
                     del fresh[addr]  # re-inserted last: most recently refreshed
                     fresh[addr] = (u, s)
@@ -396,7 +417,7 @@ class Gradient(GradientBase):
                 while len(fresh) > limit:
                     old = next(iter(fresh))
                     del fresh[old]  # forget the least recently refreshed
-                    self._unrank(old)
+                    self._drop(old)
         self._select(heard, own)
 
     def _key(self, addr: str, u: float) -> tuple[float, int, str]:
@@ -415,6 +436,19 @@ class Gradient(GradientBase):
         key = self._rank_key.pop(addr)
         ranked = self._ranked
         del ranked[bisect_left(ranked, key)]
+
+    def _remember(self, addr: str, u: float) -> None:
+        """A node joins the memory: ranked by utility (:meth:`_select`) and by tie-break
+        (:meth:`_select_idle`)."""
+        self._rank(addr, u)
+        insort(self._by_tiebreak, (self._rank_key[addr][1], addr))
+
+    def _drop(self, addr: str) -> None:
+        """A node leaves the memory (the inverse of :meth:`_remember`)."""
+        t = self._rank_key[addr][1]
+        self._unrank(addr)
+        by_tiebreak = self._by_tiebreak
+        del by_tiebreak[bisect_left(by_tiebreak, (t, addr))]
 
     def _select(self, heard: dict[str, tuple[float, int]] | None = None, own: float | None = None) -> None:
         """Keep the P most preferred (eq. 3.9) of the view, the remembered nodes and
@@ -510,42 +544,31 @@ class Gradient(GradientBase):
 
     def _select_idle(self, extra: dict[str, tuple[float, int]]) -> None:
         """:meth:`_select` for a node of utility -inf: the pool's P first in
-        :func:`idle_order` (utilities play no part, so the ranked memory is no shortcut;
-        such a node remembers few nodes, ``default_memory``; all of finite utility).
-
-        On clusters where most servers have no users this is the emulation's hottest
-        loop, so the P first are kept in order as they come (:func:`_insert_idle`)
-        instead of sorting the pool: once P are held, a candidate is dropped after one
-        comparison with the last of them, which the compiled build makes in C."""
+        :func:`idle_order`. Utilities play no part here, and remembered nodes are all of
+        finite utility, so they come in the order of ``_by_tiebreak``: only its first P
+        that ``extra`` does not supersede can be chosen, and they are ranked with
+        ``extra``'s few instead of the whole memory (on clusters where most servers
+        have no users, this is the emulation's commonest selection)."""
         fresh, tb, P = self._fresh, self._tiebreak, self.P
-        infs: list[bool] = []  # the P first keys so far, ascending, as three columns
-        ts: list[int] = []
-        addrs: list[str] = []
-        n = 0
-        w_inf, w_t, w_addr = True, 0, ""  # the last of them, once there are P
+        keys = []
         for addr, desc in extra.items():
-            held = tb.get(addr)
-            if held is None:
-                held = tb[addr] = zlib.crc32(addr.encode(), self._salt_crc)
-            t = held
-            inf = desc[0] == _NEG_INF
-            if n == P and (inf > w_inf or (inf == w_inf and (t > w_t or (t == w_t and addr > w_addr)))):
-                continue
-            n = _insert_idle(infs, ts, addrs, inf, t, addr, P)
-            if n == P:
-                w_inf, w_t, w_addr = infs[n - 1], ts[n - 1], addrs[n - 1]
-        for key in self._ranked:
-            addr = key[2]
-            t = key[1]
-            if n == P and (not w_inf and (t > w_t or (t == w_t and addr > w_addr))):
-                continue  # a remembered node (finite) after the last kept
+            t = tb.get(addr)
+            if t is None:
+                t = tb[addr] = zlib.crc32(addr.encode(), self._salt_crc)
+            keys.append((desc[0] == _NEG_INF, t, addr))
+        taken = 0
+        for key in self._by_tiebreak:
+            if taken == P:
+                break
+            addr = key[1]
             if addr in extra:
                 continue  # superseded by a fresher descriptor in extra
-            n = _insert_idle(infs, ts, addrs, False, t, addr, P)
-            if n == P:
-                w_inf, w_t, w_addr = infs[n - 1], ts[n - 1], addrs[n - 1]
+            keys.append((False, key[0], addr))
+            taken += 1
+        keys.sort()
         view = {}
-        for addr in addrs:
+        for key in keys[:P]:
+            addr = key[2]
             desc = extra.get(addr)
             view[addr] = desc if desc is not None else fresh[addr]
         self.view = view
@@ -590,25 +613,6 @@ class Gradient(GradientBase):
                     return None
             out[addr] = desc
         return out
-
-
-def _insert_idle(infs: list, ts: list, addrs: list, inf: bool, t: int, addr: str, P: int) -> int:
-    """Insert the key (inf, t, addr) in its place among the ascending keys held in the
-    three columns, keeping at most ``P``; returns how many are held."""
-    i = len(addrs)
-    while i > 0:
-        j = i - 1
-        if infs[j] < inf or (infs[j] == inf and (ts[j] < t or (ts[j] == t and addrs[j] < addr))):
-            break
-        i = j
-    infs.insert(i, inf)
-    ts.insert(i, t)
-    addrs.insert(i, addr)
-    if len(addrs) > P:
-        infs.pop()
-        ts.pop()
-        addrs.pop()
-    return len(addrs)
 
 
 def _count_missing(keys: dict, of: dict) -> int:

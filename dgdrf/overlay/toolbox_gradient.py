@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from dgdrf.overlay.cyclon import Cyclon
-from dgdrf.overlay.gradient import GradientBase, most_preferred
+from dgdrf.overlay.gradient import GradientBase, choice, most_preferred
 from dgdrf.overlay.messages import GradientReply, GradientShuffle
 
 #: the toolbox's reference configuration (overlay-mngr example reference.conf)
@@ -87,7 +87,7 @@ class ToolboxGradient(GradientBase):
             return
         if not self.view:
             return  # disconnected until peer sampling offers nodes
-        partner = self.rnd.choice(list(self.view))
+        partner = choice(self.rnd, list(self.view))
         self.clock += 1
         self._round += 1
         self._awaiting = (partner, self._round)
