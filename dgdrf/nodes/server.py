@@ -13,22 +13,34 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dgdrf.model.resources import fits
+from dgdrf.model.resources import FIT_TOLERANCE
 from dgdrf.nodes.protocol import Allocate, AllocateRejected, TaskAllocated
 from dgdrf.runtime.actor import Actor
 
 
 class Server(Actor):
-    """A resource node with capacity, running and reserved tasks, and policy roles."""
+    """A resource node with capacity, running and reserved tasks, and policy roles.
+
+    The capacity in use is kept in Python floats, one per resource: a fit check or a
+    reservation is a handful of float operations, the same ones the numpy expressions of
+    :func:`~dgdrf.model.resources.fits` make (a random walk checks at every hop, where
+    numpy's call overhead was most of the cost). ``capacity``, ``used`` and ``free``
+    read as numpy vectors."""
 
     def __init__(self, address: str, capacity: Sequence[float], tick: float = 0.1, first_tick: float | None = None) -> None:
         super().__init__(address)
         self.capacity = np.asarray(capacity, dtype=np.float64)
-        self.used = np.zeros_like(self.capacity)  # running + reserved
+        self._cap = [float(c) for c in self.capacity]
+        self._used = [0.0] * len(self._cap)  # running + reserved
+        self._slack = [FIT_TOLERANCE * max(c, 1.0) for c in self._cap]  # fits()' tolerance per resource
         self.tick = tick
         self.first_tick = tick if first_tick is None else first_tick
-        self.running: dict[tuple[str, int], np.ndarray] = {}
-        self.reserved: dict[tuple[str, int], np.ndarray] = {}
+        self.running: dict[tuple[str, int], list[float]] = {}
+        self.reserved: dict[tuple[str, int], list[float]] = {}
+
+    @property
+    def used(self) -> np.ndarray:
+        return np.asarray(self._used, dtype=np.float64)
 
     @property
     def free(self) -> np.ndarray:
@@ -36,11 +48,23 @@ class Server(Actor):
 
     def load(self) -> float:
         """CPU load used/capacity (thesis eq. 4.1: the Google data is CPU-bound)."""
-        return float(self.used[0] / self.capacity[0]) if self.capacity[0] > 0 else 1.0
+        return float(self._used[0] / self._cap[0]) if self._cap[0] > 0 else 1.0
 
     def fits(self, demand: Sequence[float]) -> bool:
-        d = np.asarray(demand, dtype=np.float64)
-        return d.shape == self.capacity.shape and fits(d, self.free, self.capacity)
+        """Eq. 3.2 with :data:`~dgdrf.model.resources.FIT_TOLERANCE`, as
+        :func:`~dgdrf.model.resources.fits` computes it on (demand, free, capacity)."""
+        cap, used, slack = self._cap, self._used, self._slack
+        if len(demand) != len(cap):
+            return False
+        for i in range(len(cap)):
+            if not float(demand[i]) <= (cap[i] - used[i]) + slack[i]:
+                return False
+        return True
+
+    def _add(self, d: list[float], sign: float) -> None:
+        used = self._used
+        for i in range(len(used)):
+            used[i] = used[i] + d[i] if sign > 0 else used[i] - d[i]
 
     def on_start(self) -> None:
         # the roles' tick handlers, found once (roles are all added before the start)
@@ -58,8 +82,8 @@ class Server(Actor):
         key = (user, task_id)
         if key in self.reserved or key in self.running or not self.fits(demand):
             return False
-        d = np.asarray(demand, dtype=np.float64)
-        self.used += d
+        d = [float(x) for x in demand]
+        self._add(d, 1.0)
         self.reserved[key] = d
         return True
 
@@ -68,7 +92,7 @@ class Server(Actor):
         d = self.reserved.pop((user, task_id), None)
         if d is None:
             return False
-        self.used -= d
+        self._add(d, -1.0)
         return True
 
     def start_task(self, user: str, task_id: int, demand: Sequence[float], dominant_share: float) -> bool:
@@ -86,8 +110,8 @@ class Server(Actor):
             if not self.fits(demand):
                 self.report("rejected", user=user, task_id=task_id, duplicate=False)
                 return False
-            d = np.asarray(demand, dtype=np.float64)
-            self.used += d
+            d = [float(x) for x in demand]
+            self._add(d, 1.0)
         self.running[key] = d
         self.report("allocated", user=user, task_id=task_id, demand=list(demand))
         self.send(user, TaskAllocated(task_id, self.address, dominant_share))

@@ -36,6 +36,7 @@ class CapacityKnowledge:
 
     def __init__(self, exact: Sequence[float] | None = None, pushsum: PushSum | None = None) -> None:
         self._exact = None if exact is None else np.asarray(exact, dtype=np.float64)
+        self._exact_floats = None if exact is None else [float(c) for c in exact]
         self._pushsum = pushsum
 
     def total(self) -> np.ndarray | None:
@@ -46,8 +47,10 @@ class CapacityKnowledge:
 
     def task_share(self, demand: Sequence[float]) -> float | None:
         """max_r D_r / C_r: the global dominant share one task adds (eq. 3.3, 3.7)."""
-        total = self.total()
-        return None if total is None else task_dominant_share(np.asarray(demand, dtype=np.float64), total)
+        if self._exact_floats is not None:
+            return task_dominant_share(demand, self._exact_floats)
+        est = self._pushsum.estimate() if self._pushsum is not None else None
+        return None if est is None else task_dominant_share(demand, est)
 
 
 @functools.lru_cache(maxsize=65536)
