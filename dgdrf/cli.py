@@ -263,8 +263,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise ConfigError(f"unknown policy {', '.join(map(repr, unknown)) or '(none)'}; known policies: {', '.join(POLICIES)}")
     config.validate()
     results = []
-    for policy in policies:
-        results.append(run_emulation(scenario, replace(config, policy=policy)))
+    with _RunProgress(enabled=not args.quiet and sys.stderr.isatty()) as bar:
+        for policy in policies:
+            results.append(run_emulation(scenario, replace(config, policy=policy), progress=bar.track(policy, config.max_time)))
     if not args.quiet:
         from dgdrf.report_table import print_results
 
@@ -283,6 +284,51 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"dgdrf: error: user {bad[0]!r} (demand {demands[bad[0]]}) fits on no server" + (f", nor do {len(bad) - 1} more users ({', '.join(bad[1:4])}{'...' if len(bad) > 4 else ''})" if len(bad) > 1 else "") + "; the run ended without them", file=sys.stderr)
         status = status or EXIT_BAD_INPUT
     return status
+
+
+class _RunProgress:
+    """``dgdrf run``'s progress bar on a terminal: per policy, the simulated time reached,
+    the allocations made, and how many simulated seconds a wall second covers (a long
+    run, such as a whole Google cell, shows it is moving and how fast). Off with
+    ``--quiet`` or when stderr is not a terminal."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.bar = None
+
+    def __enter__(self) -> _RunProgress:
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(
+                TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[sim]}"),
+                TextColumn("{task.fields[allocations]}"), TextColumn("{task.fields[speed]}"), TimeElapsedColumn(),
+                console=Console(stderr=True), transient=False,
+            )
+            self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+    def track(self, policy: str, max_time: float) -> Callable[[float, int], None] | None:
+        """A progress callback for one run (None when disabled: the run goes unsliced)."""
+        if self.bar is None:
+            return None
+        import time
+
+        bar = self.bar
+        task = bar.add_task(policy, total=None, sim="", allocations="", speed="")
+        t0 = time.perf_counter()
+
+        def update(sim: float, allocations: int) -> None:
+            wall = time.perf_counter() - t0
+            speed = f"{sim / wall:,.1f} sim-s/s" if wall > 0 else ""
+            bar.update(task, sim=f"{sim:,.0f} s simulated", allocations=f"{allocations:,} allocations", speed=speed)
+
+        return update
 
 
 def cmd_scenario(args: argparse.Namespace) -> int:

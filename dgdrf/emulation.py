@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -33,6 +33,10 @@ GATEWAY = "gateway"
 BOOTSTRAP = "bootstrap"
 #: how often the run is checked for having stalled or become stranded (virtual seconds)
 WATCH_PERIOD_S = 1.0
+#: with a progress callback, the clock runs in slices of this many virtual seconds and
+#: the callback hears the time and the allocations after each (the slices change nothing:
+#: no callback runs between them)
+PROGRESS_SLICE_S = 1.0
 #: why a run ended: saturation (thesis 1.5.5); stranded: no allocation can ever happen
 #: again although tasks fit (probes by construction, thesis 4.2; nodes/collector.py);
 #: stalled: nothing was placed for ``stall_time`` although tasks fit (a bug); max_time
@@ -180,8 +184,11 @@ def build_user(spec: UserSpec, policy: Policy) -> User:
     return User(spec.id, spec.demand, GATEWAY, start_delay=policy.user_start, retry=policy.options.retry)
 
 
-def run_emulation(scenario: Scenario, config: RunConfig) -> RunResult:
-    """Run ``scenario`` under ``config`` in virtual time and measure it."""
+def run_emulation(scenario: Scenario, config: RunConfig, progress: Callable[[float, int], None] | None = None) -> RunResult:
+    """Run ``scenario`` under ``config`` in virtual time and measure it. ``progress``,
+    if given, is called with the virtual time and the allocations made so far after
+    every :data:`PROGRESS_SLICE_S` virtual seconds (a progress bar; the result is the
+    same with or without it)."""
     config.validate()
     rng = np.random.default_rng(config.seed)
     clock = VirtualClock()
@@ -225,7 +232,16 @@ def run_emulation(scenario: Scenario, config: RunConfig) -> RunResult:
         clock.call_later(min(WATCH_PERIOD_S, config.stall_time), watchdog)
         log.info("run started", policy=config.policy, scenario=scenario.name, servers=len(scenario.servers), users=len(scenario.users), seed=config.seed)
         t0 = time.perf_counter()
-        clock.run(until=config.max_time)
+        if progress is None:
+            clock.run(until=config.max_time)
+        else:
+            until = 0.0
+            while True:
+                until = min(until + PROGRESS_SLICE_S, config.max_time)
+                clock.run(until=until)
+                progress(clock.now(), len(collector.allocations))
+                if clock.stopped or until >= config.max_time or not clock.pending():
+                    break
         wall = time.perf_counter() - t0
         if collector.saturated_at is None and stop_reason[0] == "saturated":
             stop_reason[0] = "max_time"

@@ -53,6 +53,24 @@ def test_json_is_identical_for_the_same_seed_apart_from_wall_time():
     assert other["runtime_s"] != json.loads(docs[0])["runtime_s"]  # latencies differ
 
 
+@pytest.mark.parametrize("policy,max_time", [("drf", 100_000.0), ("pdgdrf", 100_000.0), ("dgdrf", 35.0)])
+def test_a_progress_bar_changes_nothing(policy, max_time):
+    """With a progress callback the clock runs in one-second slices; the run must be
+    the one without (to saturation, and to a max_time that ends mid-slice)."""
+    from dgdrf.model.generators import google_2011_scenario
+
+    scenario = google_2011_scenario(12, 4, 5)
+    config = RunConfig(policy=policy, seed=2, neighbors=3, max_time=max_time)
+    seen = []
+    sliced = run_emulation(scenario, config, progress=lambda t, n: seen.append((t, n))).to_dict()
+    whole = run_emulation(scenario, config).to_dict()
+    for r in (sliced, whole):
+        r.pop("wall_s")
+    assert sliced == whole
+    assert len(seen) >= 10 and [t for t, _ in seen] == sorted(t for t, _ in seen)
+    assert seen[-1][1] == whole["allocations"]
+
+
 def test_thesis_100x20_drf_is_exact_and_far_fairer_than_fifo():
     s = load_scenario(CONFIGS / "thesis-100x20.toml")
     assert (len(s.servers), len(s.users)) == (100, 20)

@@ -200,6 +200,12 @@ class VirtualClock:
         """Make :meth:`run` return after the current callback."""
         self._stopped = True
 
+    @property
+    def stopped(self) -> bool:
+        """Whether the last :meth:`run` ended by :meth:`stop` (not at its limit, nor for
+        want of events)."""
+        return self._stopped
+
     def pending(self) -> int:
         if cython.compiled:
             return self._heap_n
