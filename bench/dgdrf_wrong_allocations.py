@@ -21,7 +21,6 @@ from dgdrf.emulation import RunConfig, run_emulation
 from dgdrf.model.scenario import load_scenario
 from dgdrf.nodes.collector import Collector
 from dgdrf.policies.dgdrf import GradientScheduler
-from dgdrf.runtime.transport import LocalTransport
 
 SCENARIO = Path(__file__).parent.parent / "configs" / "thesis-200x40.toml"
 
@@ -35,11 +34,9 @@ def main() -> None:
     ap.add_argument("--scenario", type=Path, default=SCENARIO)
     args = ap.parse_args()
     actors: dict = {}
-    register = LocalTransport.register
 
-    def keep(self, actor, rng=None):
-        actors[actor.address] = actor
-        return register(self, actor, rng)
+    def keep(transport, collector) -> None:
+        actors.update(transport.actors)
 
     def scheduler(addr: str) -> GradientScheduler | None:
         return next((r for r in actors[addr].roles if isinstance(r, GradientScheduler)), None)
@@ -73,11 +70,10 @@ def main() -> None:
             print(f"  servers with the rightful one in their view: {len(holders)}")
         return allocated(self, server, time, f)
 
-    LocalTransport.register = keep
     Collector._on_allocated = check
     scenario = load_scenario(args.scenario)
     config = RunConfig.from_settings(scenario.settings, policy="dgdrf", neighbors=args.neighbors, seed=args.seed, max_time=args.max_time, gradient_memory=args.gradient_memory)
-    result = run_emulation(scenario, config)
+    result = run_emulation(scenario, config, observe=keep)
     print(f"{result.allocations} allocations, error ratio {result.error_ratio:.6f}, run stopped at {result.runtime_s:.1f} s ({result.stop_reason})")
 
 

@@ -184,11 +184,19 @@ def build_user(spec: UserSpec, policy: Policy) -> User:
     return User(spec.id, spec.demand, GATEWAY, start_delay=policy.user_start, retry=policy.options.retry)
 
 
-def run_emulation(scenario: Scenario, config: RunConfig, progress: Callable[[float, int], None] | None = None) -> RunResult:
+def run_emulation(
+    scenario: Scenario,
+    config: RunConfig,
+    progress: Callable[[float, int], None] | None = None,
+    observe: Callable[[LocalTransport, Collector], None] | None = None,
+) -> RunResult:
     """Run ``scenario`` under ``config`` in virtual time and measure it. ``progress``,
     if given, is called with the virtual time and the allocations made so far after
     every :data:`PROGRESS_SLICE_S` virtual seconds (a progress bar; the result is the
-    same with or without it)."""
+    same with or without it). ``observe``, if given, is called once every actor is
+    registered, before the clock starts, with the transport (its ``actors``) and the
+    collector: for measurement scripts that read the run's state as it goes
+    (bench/dgdrf_wrong_allocations.py), never for changing it."""
     config.validate()
     rng = np.random.default_rng(config.seed)
     clock = VirtualClock()
@@ -210,6 +218,8 @@ def run_emulation(scenario: Scenario, config: RunConfig, progress: Callable[[flo
     for spec in scenario.users:
         transport.register(build_user(spec, policy))
 
+    if observe is not None:
+        observe(transport, collector)
     stop_reason = ["saturated"]
     at_start: list[tuple[list[int], list[int]]] = []  # message counters when allocation starts
     clock.call_later(start, lambda: at_start.append((list(transport.stats.count), list(transport.stats.nbytes))))

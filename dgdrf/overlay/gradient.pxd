@@ -26,6 +26,8 @@ cdef class GradientBase(Role):
 
     @cython.locals(sample=dict, own=double)
     cpdef bint is_centre(self) except -1
+    @cython.locals(tb=dict)
+    cpdef object tiebreak_of(self, addr)
 
 
 cdef class Gradient(GradientBase):
@@ -50,14 +52,14 @@ cdef class Gradient(GradientBase):
     cpdef tuple _key(self, addr, u)
     cpdef _rank(self, addr, u)
     cpdef _unrank(self, addr)
-    @cython.locals(fresh=dict, extra=dict, source=dict, tb=dict, above=list, below=list, ranked=list, best=list, view=dict, P=Py_ssize_t, start=Py_ssize_t, taken=Py_ssize_t, i=Py_ssize_t, need=Py_ssize_t)
+    @cython.locals(fresh=dict, extra=dict, source=dict, above=list, below=list, ranked=list, best=list, view=dict, P=Py_ssize_t, start=Py_ssize_t, taken=Py_ssize_t, i=Py_ssize_t, need=Py_ssize_t)
     cpdef _select(self, dict heard=*, own=*)
-    @cython.locals(fresh=dict, tb=dict, view=dict, key=tuple, keys=list, P=Py_ssize_t, taken=Py_ssize_t)
+    @cython.locals(fresh=dict, view=dict, key=tuple, keys=list, P=Py_ssize_t, taken=Py_ssize_t)
     cpdef _select_idle(self, dict extra)
     cpdef _remember(self, addr, u)
     @cython.locals(by_tiebreak=list)
     cpdef _drop(self, addr)
-    @cython.locals(view=dict, fresh=dict, tb=dict, out=dict)
+    @cython.locals(view=dict, fresh=dict, out=dict)
     cpdef _reselect(self, dict extra, own, worst)
 
 

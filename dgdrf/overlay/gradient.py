@@ -130,6 +130,10 @@ def choice(rnd: random.Random, seq: list) -> Any:
     return seq[r]
 
 
+#: how many tie-break hashes a gradient node keeps (:meth:`GradientBase.tiebreak_of`)
+TIEBREAK_CACHE = 256
+
+
 def default_memory(view_size: int) -> int:
     """How many recently heard nodes a node of utility -inf remembers unless told
     otherwise (a node of finite utility remembers every node of finite utility)."""
@@ -184,6 +188,19 @@ class GradientBase(Role):
     def exchange(self) -> None:
         """One gradient round (each kind of gradient has its own)."""
         raise NotImplementedError
+
+    def tiebreak_of(self, addr: str) -> int:
+        """The fixed hash that orders nodes of equal utility (eq. 3.9's ties), salted
+        with this node's address so that ties do not all point at the same nodes. Kept
+        for the last :data:`TIEBREAK_CACHE` addresses at most (a node hears of ever more
+        addresses: kept for all, a 12,583-server cluster would hold 10^8 of them)."""
+        tb = self._tiebreak
+        t = tb.get(addr)
+        if t is None:
+            if len(tb) >= TIEBREAK_CACHE:
+                tb.clear()
+            t = tb[addr] = zlib.crc32(addr.encode(), self._salt_crc)
+        return t
 
     @property
     def sample(self) -> dict[str, tuple[float, int]]:
@@ -421,10 +438,7 @@ class Gradient(GradientBase):
         self._select(heard, own)
 
     def _key(self, addr: str, u: float) -> tuple[float, int, str]:
-        t = self._tiebreak.get(addr)
-        if t is None:
-            t = self._tiebreak[addr] = zlib.crc32(addr.encode(), self._salt_crc)
-        return (u, t, addr)
+        return (u, self.tiebreak_of(addr), addr)
 
     def _rank(self, addr: str, u: float) -> None:
         key = self._rank_key[addr] = self._key(addr, u)
@@ -493,14 +507,11 @@ class Gradient(GradientBase):
                 self.view = view
                 self._last_selection = (own, last[1], view, last[3])
                 return
-        tb = self._tiebreak
         above = []
         below = []
         for addr, desc in extra.items():
             u = desc[0]
-            t = tb.get(addr)
-            if t is None:
-                t = tb[addr] = zlib.crc32(addr.encode(), self._salt_crc)
+            t = self.tiebreak_of(addr)
             if u >= own and u != _NEG_INF:  # -inf is below everyone (most_preferred)
                 above.append((u, t, addr))
             else:
@@ -549,12 +560,10 @@ class Gradient(GradientBase):
         that ``extra`` does not supersede can be chosen, and they are ranked with
         ``extra``'s few instead of the whole memory (on clusters where most servers
         have no users, this is the emulation's commonest selection)."""
-        fresh, tb, P = self._fresh, self._tiebreak, self.P
+        fresh, P = self._fresh, self.P
         keys = []
         for addr, desc in extra.items():
-            t = tb.get(addr)
-            if t is None:
-                t = tb[addr] = zlib.crc32(addr.encode(), self._salt_crc)
+            t = self.tiebreak_of(addr)
             keys.append((desc[0] == _NEG_INF, t, addr))
         taken = 0
         for key in self._by_tiebreak:
@@ -590,7 +599,7 @@ class Gradient(GradientBase):
         (the selection is kept for reuse only then). In converged runs over 99 % of
         selections keep their nodes (thesis-200x40, dgdrf, P = 4), so this is the common
         case of the emulation's hottest path."""
-        view, fresh, tb = self.view, self._fresh, self._tiebreak
+        view, fresh = self.view, self._fresh
         for addr, desc in extra.items():
             held = view.get(addr)
             if held is not None:
@@ -599,9 +608,7 @@ class Gradient(GradientBase):
                 continue
             if addr in fresh:
                 return None  # shadows a remembered descriptor
-            t = tb.get(addr)
-            if t is None:
-                t = tb[addr] = zlib.crc32(addr.encode(), self._salt_crc)
+            t = self.tiebreak_of(addr)
             if _preference(desc[0], t, addr, own) < worst:
                 return None
         out = {}

@@ -30,7 +30,6 @@ place until better ones are heard of again.
 from __future__ import annotations
 
 import math
-import zlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -137,12 +136,8 @@ class ToolboxGradient(GradientBase):
         if clock - first_birth >= self.old_threshold:  # the oldest leaves
             del view[oldest]
         if len(view) > self.P:
-            tb = self._tiebreak
             candidates = []
             for addr, held in view.items():
-                t = tb.get(addr)
-                if t is None:
-                    t = tb[addr] = zlib.crc32(addr.encode(), self._salt_crc)
-                candidates.append((held[0], t, addr))
+                candidates.append((held[0], self.tiebreak_of(addr), addr))
             keep = most_preferred(self.utility(), candidates, self.P)
             self.view = {a: view[a] for a in keep}
