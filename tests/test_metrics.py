@@ -49,3 +49,39 @@ def test_eq_3_3_equals_tasks_times_task_share(counts, demand):
     total = np.array([7.0, 11.0])
     alloc = np.array([c * demand for c in counts])
     assert global_dominant_share(alloc, total) == pytest.approx(sum(counts) * task_dominant_share(demand, total))
+
+
+# -- the hot-path arithmetic in Python floats gives numpy's bits (issue 16: the same
+# results as before, where these were numpy expressions) -----------------------------
+_FLOATS = st.floats(min_value=0, max_value=1e6, allow_nan=False, allow_infinity=False) | st.sampled_from([0.0, 1e-12, 0.5, 0.1, 0.3])
+
+
+def _gini_numpy(shares):
+    """:func:`metrics.gini` as it was: numpy throughout."""
+    x = np.sort(np.asarray(shares, dtype=np.float64))
+    n = x.size
+    total = x.sum()
+    if n == 0 or total <= 0 or x[0] == x[-1]:
+        return 0.0
+    k = np.arange(1, n + 1)
+    return max(0.0, float(2.0 * np.sum((2 * k - n - 1) * x) / (2.0 * n * total)))
+
+
+@given(st.lists(_FLOATS, max_size=300))
+def test_pairwise_sum_is_numpys_sum_bit_for_bit(xs):
+    assert metrics.pairwise_sum(xs) == float(np.sum(np.asarray(xs, dtype=np.float64)))
+
+
+@given(st.lists(_FLOATS, max_size=metrics.SMALL_GINI))
+def test_small_gini_is_numpys_gini_bit_for_bit(xs):
+    assert metrics.gini(xs) == _gini_numpy(xs)
+
+
+@given(st.lists(st.tuples(_FLOATS, _FLOATS | st.just(0.0)), max_size=4))
+def test_task_dominant_share_is_the_numpy_expression_bit_for_bit(pairs):
+    demand = np.asarray([d for d, _ in pairs], dtype=np.float64)
+    total = np.asarray([c for _, c in pairs], dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = np.where(total > 0, demand / np.where(total > 0, total, 1.0), 0.0)
+    expected = float(ratios.max()) if ratios.size else 0.0
+    assert task_dominant_share(demand.tolist(), total.tolist()) == expected

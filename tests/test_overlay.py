@@ -4,8 +4,12 @@ after a utility change, push-sum accuracy with exactly conserved mass, and 1 % l
 
 from __future__ import annotations
 
+import math
+import random
+
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 from dgdrf.model.overlay_metrics import clustering, ideal_gradient_views, indegree
 from dgdrf.overlay.gradient import most_preferred
@@ -390,3 +394,43 @@ def test_reused_selection_is_the_full_selection(monkeypatch):
     assert len(checked) > 1000  # the reuse path was taken, and each time it was right
     monkeypatch.setattr(distributed, "Gradient", NoReuse)
     assert run() == with_reuse
+
+
+@given(st.integers(0, 2**32), st.lists(st.integers(), min_size=1, max_size=300))
+def test_gradient_choice_is_random_choice(seed, seq):
+    """overlay/gradient.choice (compiled with the gradient) draws what Random.choice
+    (interpreted) draws, and leaves the generator in the same state."""
+    from dgdrf.overlay.gradient import choice
+
+    a, b = random.Random(seed), random.Random(seed)
+    for _ in range(3):
+        assert choice(a, seq) == b.choice(seq)
+    assert a.random() == b.random()
+
+
+@given(st.lists(st.tuples(st.sampled_from([-math.inf, -0.5, -0.25, -0.1]), st.integers(1, 50)), min_size=1, max_size=40), st.integers(1, 6), st.integers(0, 1))
+def test_an_idle_nodes_selection_is_the_first_p_in_idle_order(entries, P, bounded):
+    """Gradient._select_idle (memory kept by tie-break, only P of it ranked) chooses
+    the P first of the whole pool in idle_order, as sorting the pool would."""
+    from dgdrf.overlay.gradient import Gradient, idle_order
+
+    g = Gradient(lambda: -math.inf, P, memory=8 if bounded else None)
+    g.me, g._salt_crc = "me", 7
+    heard = {}
+    for i, (u, s) in enumerate(entries):
+        g._merge(f"n{i % 17}", u, s + i, [])  # remembered (finite) or gone (-inf)
+        heard[f"m{i % 5}"] = (u, s)
+    pool = dict(g._fresh)  # the pool _select ranks: memory, then view and heard if fresher
+    extra: dict = {}
+    for source in (g.view, heard):
+        for addr, desc in source.items():
+            held = extra.get(addr) or g._fresh.get(addr)
+            if held is None or desc[1] > held[1]:
+                extra[addr] = desc
+    pool.update(extra)
+    g._select(dict(heard), -math.inf)
+    expected = sorted(idle_order(d[0], g.tiebreak_of(a), a) for a, d in pool.items())[:P]
+    if len(pool) <= P:  # everything is taken, in the pool's order (no ranking needed)
+        assert set(g.view) == set(pool)
+    else:
+        assert list(g.view) == [a for _, _, a in expected]

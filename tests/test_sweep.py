@@ -106,6 +106,30 @@ def test_a_sweep_run_equals_the_same_run_alone(tiny):
         assert rec["result"][key] == alone[key]
 
 
+def test_reproduce_finds_recorded_runs_identical_and_names_what_differs(tiny, tmp_path):
+    """bench/reproduce.py (issue 16: faster code must compute what the recorded runs
+    computed): every run of the tiny sweep again, identical; a tampered record differs,
+    named by key, with exit status 1."""
+    import shutil
+
+    _, out, _ = tiny
+    script = Path(__file__).resolve().parents[1] / "bench" / "reproduce.py"
+    ok = subprocess.run([sys.executable, str(script), str(out), "--policy", "drf,dgdrf", "--workers", "2", "--json", str(tmp_path / "r.json")], capture_output=True, text=True, timeout=600)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "12 of 12 identical" in ok.stdout
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert len(doc["runs"]) == 12 and all(r["identical"] for r in doc["runs"])
+    tampered = tmp_path / "tampered"
+    shutil.copytree(out, tampered)
+    lines = (tampered / "results.jsonl").read_text().splitlines()
+    rec = json.loads(lines[0])
+    rec["result"]["min_share"] += 1e-12
+    lines[0] = json.dumps(rec)
+    (tampered / "results.jsonl").write_text("\n".join(lines) + "\n")
+    sample = subprocess.run([sys.executable, str(script), str(tampered), "--policy", rec["params"]["policy"], "--seed", str(rec["params"]["seed"])], capture_output=True, text=True, timeout=600)
+    assert sample.returncode == 1 and "DIFFERS in min_share" in sample.stdout
+
+
 def test_rerunning_a_finished_sweep_does_nothing(tiny):
     spec, out, _ = tiny
     again = run_sweep(spec, out, workers=2, progress=False)

@@ -75,9 +75,11 @@ class ToolboxGradient(GradientBase):
         return self._published
 
     # -- the exchange (GradientComp's shuffle cycle, request and response) ----------------
-    def _entries(self) -> list[list]:
+    def _entries(self) -> list[tuple]:
+        """The view as descriptors [address, utility, age] (tuples: the same msgpack
+        arrays as lists, cheaper to build)."""
         clock = self.clock
-        return [[a, u, clock - birth] for a, (u, birth) in self.view.items()]
+        return [(a, d[0], clock - d[1]) for a, d in self.view.items()]
 
     def exchange(self) -> None:
         """One round: publish the view, age it, and send it to a random neighbour."""
