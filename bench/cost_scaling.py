@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import platform
 import resource
 import sys
@@ -73,6 +74,7 @@ def measure(policy: str, servers: int, window: float, neighbors: int, seed: int)
         "us_per_message": 1e6 * (cpu / sim) / msgs_per_sim_s if msgs_per_sim_s else None,
         "allocations_in_window": inside[-1][3] - inside[0][3],
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "load_average": os.getloadavg()[0],  # other work on the machine (this run counts 1)
         "run_wall_s": result.wall_s,
     }
 
@@ -132,14 +134,14 @@ def main(argv: list[str] | None = None) -> int:
                 p = pool.apply(measure, (policy, servers, args.window, args.neighbors, args.seed))
             points.append(p)
             print(f"{policy:<8}{servers:>7} servers {p['users']:>5} users: {p['cpu_per_sim_s']:8.3f} CPU s / sim s ({p['wall_per_sim_s']:.3f} wall), {p['messages_per_sim_s']:>10,.0f} messages / sim s, {p['us_per_message'] or 0:6.2f} us / message, {p['peak_rss_mb']:7.0f} MiB", flush=True)
-    doc = {"command": " ".join(["python", "bench/cost_scaling.py", *(argv if argv is not None else sys.argv[1:])]), "core": core(), "python": platform.python_version(), "cpus": __import__("os").cpu_count(), "points": points,
+    doc = {"command": " ".join(["python", "bench/cost_scaling.py", *(argv if argv is not None else sys.argv[1:])]), "core": core(), "python": platform.python_version(), "cpus": os.cpu_count(), "points": points,
            "slopes": {pol: slope([p for p in points if p["policy"] == pol]) for pol in sorted({p["policy"] for p in points}) if sum(p["policy"] == pol for p in points) > 1}}
     (args.out / "results.json").write_text(json.dumps(doc, indent=1) + "\n")
     draw(points, args.out / "cost_per_sim_second.png")
-    lines = ["# Cost of a simulated second against cluster size\n", f"`{doc['command']}` ({doc['core']} core, Python {doc['python']}, {doc['cpus']} cpus; one run at a time). Users in a Google cell's proportion; allocation phase only (after the warm-up). Cost in CPU seconds of the run's one thread; wall seconds beside it.\n",
-             "| policy | servers | users | CPU s / sim s | wall s / sim s | messages / sim s | CPU µs / message | peak MiB |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["# Cost of a simulated second against cluster size\n", f"`{doc['command']}` ({doc['core']} core, Python {doc['python']}, {doc['cpus']} cpus; its runs one at a time, the machine's load average beside each). Users in a Google cell's proportion; allocation phase only (after the warm-up). Cost in CPU seconds of the run's one thread; wall seconds beside it.\n",
+             "| policy | servers | users | CPU s / sim s | wall s / sim s | messages / sim s | CPU µs / message | peak MiB | load |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for p in points:
-        lines.append(f"| {p['policy']} | {p['servers']:,} | {p['users']:,} | {p['cpu_per_sim_s']:.3f} | {p['wall_per_sim_s']:.3f} | {p['messages_per_sim_s']:,.0f} | {p['us_per_message'] or 0:.2f} | {p['peak_rss_mb']:,.0f} |")
+        lines.append(f"| {p['policy']} | {p['servers']:,} | {p['users']:,} | {p['cpu_per_sim_s']:.3f} | {p['wall_per_sim_s']:.3f} | {p['messages_per_sim_s']:,.0f} | {p['us_per_message'] or 0:.2f} | {p['peak_rss_mb']:,.0f} | {p.get('load_average', float('nan')):.1f} |")
     lines.append("")
     for pol, b in doc["slopes"].items():
         lines.append(f"- {pol}: CPU s per simulated s grows as (servers + users)^{b:.2f} {'(no worse than linear)' if b <= 1.05 else '(WORSE than linear)'}")

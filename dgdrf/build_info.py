@@ -22,7 +22,7 @@ import os
 import sys
 
 #: the modules compiled, in the order of their share of a dgdrf/pdgdrf run's time
-#: (cProfile of thesis-100x20, P = 4: bench/README.md, "A compiled core")
+#: (cProfile of thesis-100x20, P = 4: bench/results/PERFORMANCE.md)
 COMPILED_MODULES = (
     "dgdrf.overlay.gradient",
     "dgdrf.overlay.toolbox_gradient",
