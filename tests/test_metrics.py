@@ -56,17 +56,6 @@ def test_eq_3_3_equals_tasks_times_task_share(counts, demand):
 _FLOATS = st.floats(min_value=0, max_value=1e6, allow_nan=False, allow_infinity=False) | st.sampled_from([0.0, 1e-12, 0.5, 0.1, 0.3])
 
 
-def _gini_numpy(shares):
-    """:func:`metrics.gini` as it was: numpy throughout."""
-    x = np.sort(np.asarray(shares, dtype=np.float64))
-    n = x.size
-    total = x.sum()
-    if n == 0 or total <= 0 or x[0] == x[-1]:
-        return 0.0
-    k = np.arange(1, n + 1)
-    return max(0.0, float(2.0 * np.sum((2 * k - n - 1) * x) / (2.0 * n * total)))
-
-
 @given(st.lists(_FLOATS, max_size=300))
 def test_pairwise_sum_is_numpys_sum_bit_for_bit(xs):
     assert metrics.pairwise_sum(xs) == float(np.sum(np.asarray(xs, dtype=np.float64)))
@@ -74,7 +63,7 @@ def test_pairwise_sum_is_numpys_sum_bit_for_bit(xs):
 
 @given(st.lists(_FLOATS, max_size=metrics.SMALL_GINI))
 def test_small_gini_is_numpys_gini_bit_for_bit(xs):
-    assert metrics.gini(xs) == _gini_numpy(xs)
+    assert metrics.gini(xs) == metrics._gini_numpy(xs)
 
 
 @given(st.lists(st.tuples(_FLOATS, _FLOATS | st.just(0.0)), max_size=4))

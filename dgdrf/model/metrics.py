@@ -61,6 +61,12 @@ def gini(shares: Sequence[float]) -> float:
     """
     if len(shares) <= SMALL_GINI:
         return _gini_small([float(v) for v in shares])
+    return _gini_numpy(shares)
+
+
+def _gini_numpy(shares: Sequence[float]) -> float:
+    """:func:`gini` in numpy, for more than :data:`SMALL_GINI` shares; the bits that
+    :func:`_gini_small` must give for fewer (tests/test_metrics.py)."""
     x = np.sort(np.asarray(shares, dtype=np.float64))
     n = x.size
     total = x.sum()

@@ -16,7 +16,6 @@ cdef class GradientBase(Role):
     cdef public object validation_timeout
     cdef public bint idle_quiet
     cdef public dict view
-    cdef public dict _tiebreak
     cdef public dict _checks
     cdef public long long _check_seq
     cdef public object rnd
@@ -26,7 +25,6 @@ cdef class GradientBase(Role):
 
     @cython.locals(sample=dict, own=double)
     cpdef bint is_centre(self) except -1
-    @cython.locals(tb=dict)
     cpdef object tiebreak_of(self, addr)
 
 
