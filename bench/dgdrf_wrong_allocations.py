@@ -20,6 +20,7 @@ import numpy as np
 from dgdrf.emulation import RunConfig, run_emulation
 from dgdrf.model.scenario import load_scenario
 from dgdrf.nodes.collector import Collector
+from dgdrf.policies.ddrf import HomeScheduler
 from dgdrf.policies.dgdrf import GradientScheduler
 
 SCENARIO = Path(__file__).parent.parent / "configs" / "thesis-200x40.toml"
@@ -52,6 +53,9 @@ def main() -> None:
         memory = getattr(g, "_fresh", {})
         if addr != rightful:
             print(f"    memory ({len(memory)} nodes) holds the rightful server: {rightful in memory}")
+        else:  # why it does not claim the centre: its users' state (a stuck one does not compete, eq. 4.2)
+            for uid, u in s.home.users.items():
+                print(f"    home user {uid}: share {u.share:.6f}, task waiting {u.request is not None}, out {u.out}, stuck {u.stuck} (retried after {u.stuck_for:g} s)")
 
     allocated = Collector._on_allocated
 
@@ -68,9 +72,19 @@ def main() -> None:
             describe("rightful server", rightful, rightful)
             holders = [a for a in actors if (s := scheduler(a)) is not None and rightful in s.gradient.view]
             print(f"  servers with the rightful one in their view: {len(holders)}")
+            print(f"  servers with room for {lowest}'s next task: {int(ledger.fit[ledger.user_index[lowest]].sum())}; walks failed so far: {walk_failed[0]}")
         return allocated(self, server, time, f)
 
     Collector._on_allocated = check
+    walk_failed = [0]
+    failed = HomeScheduler._walk_failed
+
+    def count_walk_failure(self, user: str, task_id: int) -> None:
+        walk_failed[0] += 1
+        print(f"walk failed at t={self.actor.now():.3f}: {user}'s task {task_id} (home {self.actor.address})")
+        failed(self, user, task_id)
+
+    HomeScheduler._walk_failed = count_walk_failure
     scenario = load_scenario(args.scenario)
     config = RunConfig.from_settings(scenario.settings, policy="dgdrf", neighbors=args.neighbors, seed=args.seed, max_time=args.max_time, gradient_memory=args.gradient_memory)
     result = run_emulation(scenario, config, observe=keep)
