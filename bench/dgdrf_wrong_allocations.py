@@ -8,6 +8,12 @@ forgotten the top of the pack (dgdrf/overlay/gradient.py). Recorded:
 
     python bench/dgdrf_wrong_allocations.py --seed 1 --neighbors 2 --max-time 2000 --gradient-memory 24 \\
         > bench/results/dgdrf-wrong-allocations-200x40.txt
+
+It also traced the one wrong allocation of dgdrf's unbounded memory on thesis-200x40 to
+a walk of 1,024 hops that missed the only server with room
+(bench/results/dgdrf-wrong-allocations-200x40-p10-s3.txt, with a header):
+
+    python bench/dgdrf_wrong_allocations.py --seed 3 --neighbors 10 --max-time 8000
 """
 
 from __future__ import annotations
