@@ -29,6 +29,7 @@ COMPILED_MODULES = (
     "dgdrf.runtime.clock",
     "dgdrf.runtime.transport",
     "dgdrf.overlay.cyclon",
+    "dgdrf.overlay.pushsum",  # the capacity estimate of every distributed policy; compare.sh's push-sum
     "dgdrf.policies.local",
     "dgdrf.runtime.actor",
     "dgdrf.nodes.server",

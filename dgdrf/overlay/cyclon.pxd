@@ -22,6 +22,8 @@ cdef class Cyclon(Role):
     cdef public list listeners
     cdef public str me
 
+    @cython.locals(view=dict, k=Py_ssize_t)
+    cpdef object random_peer(self)
     @cython.locals(view=dict, prof=dict, cycle=cython.longlong, others=list, entries=list)
     cpdef shuffle(self)
     @cython.locals(view=dict, prof=dict, born=dict, cycle=cython.longlong, c=Py_ssize_t, replaceable=list, held=object)

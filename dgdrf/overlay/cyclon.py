@@ -80,7 +80,12 @@ class Cyclon(Role):
         view = self.view
         if not view:
             return self._last_peer
-        return list(view)[int(self.rnd.random() * len(view))]
+        k = int(self.rnd.random() * len(view))
+        for addr in view:  # the k-th in view order, without copying the view
+            if k == 0:
+                return addr
+            k -= 1
+        return None  # not reached: k < len(view)
 
     def sample_descriptors(self, k: int) -> list[tuple[str, Any]]:
         """Up to ``k`` random (address, profile) pairs."""

@@ -72,23 +72,28 @@ class PushSum(Role):
         peer = self.sampler.random_peer()
         if peer is None:
             return
-        hs = [x // 2 for x in self.s]
+        s, sent = self.s, self.sent_mass
+        n = len(s)
+        hs = [x // 2 for x in s]
         hw = self.w // 2
-        self.s = [x - h for x, h in zip(self.s, hs)]
+        for i in range(n):  # in place: index loops, which the compiled build runs in C
+            h = hs[i]
+            s[i] -= h
+            sent[i] += h
         self.w -= hw
-        for i, h in enumerate(hs):
-            self.sent_mass[i] += h
-        self.sent_mass[-1] += hw
+        sent[n] += hw
         self.actor.send(peer, PushSumShare([int_to_bytes(h) for h in hs], int_to_bytes(hw)))
 
     def on_PushSumShare(self, src: str, msg: PushSumShare) -> None:
         if len(msg.s) != len(self.s):
             self.actor.report("bad_message", type="PushSumShare", src=src, reason=f"{len(msg.s)} components, expected {len(self.s)}")
             return
-        hs = [bytes_to_int(b) for b in msg.s]
+        s, received = self.s, self.received_mass
+        n = len(s)
+        for i in range(n):
+            h = bytes_to_int(msg.s[i])
+            s[i] += h
+            received[i] += h
         hw = bytes_to_int(msg.w)
-        self.s = [x + h for x, h in zip(self.s, hs)]
         self.w += hw
-        for i, h in enumerate(hs):
-            self.received_mass[i] += h
-        self.received_mass[-1] += hw
+        received[n] += hw
