@@ -90,3 +90,29 @@ def test_an_edited_module_runs_from_its_source_not_its_stale_extension(tmp_path)
     declarations = source.with_suffix(".pxd")  # the C types changed: the extension is stale too
     os.utime(declarations, (built + 10, built + 10))
     assert run({}).stdout.split() == ["True", "False"]
+
+
+#: the oracle, determinism and invariant tests, run a second time on the pure build
+#: (issue 16: they must pass on both); the pdgdrf centre test (12 s pure) is left to the
+#: compiled run, the runs above compare pdgdrf pure and compiled anyway
+PURE_TESTS = [
+    "tests/test_oracles.py",
+    "tests/test_overlay.py",
+    "tests/test_runtime.py",
+    "tests/test_metrics.py",
+    "tests/test_saturation.py",
+    "tests/test_emulation.py::test_json_is_identical_for_the_same_seed_apart_from_wall_time",
+    "tests/test_cli.py::test_run_is_deterministic",
+]
+
+
+@pytest.mark.skipif(not compiled_modules(), reason="no module is compiled: the other tests already run the pure build")
+def test_oracle_determinism_and_invariant_tests_pass_on_the_pure_build():
+    env = os.environ | {"DGDRF_PURE": "1"}
+    probe = subprocess.run([sys.executable, "-c", "from dgdrf.build_info import core; print(core())"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert probe.stdout.strip() == "pure", probe.stderr
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *PURE_TESTS,
+            "--deselect", "tests/test_saturation.py::test_pdgdrf_bottom_servers_do_not_take_themselves_for_the_centre"]
+    proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert " passed" in proc.stdout and " failed" not in proc.stdout
