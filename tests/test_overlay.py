@@ -13,7 +13,9 @@ from hypothesis import given, strategies as st
 
 from dgdrf.model.overlay_metrics import clustering, ideal_gradient_views, indegree
 from dgdrf.overlay.gradient import most_preferred
-from dgdrf.overlay.pushsum import bytes_to_int, int_to_bytes
+from dgdrf.overlay.cyclon import Cyclon
+from dgdrf.overlay.messages import PushSumShare
+from dgdrf.overlay.pushsum import PushSum, bytes_to_int, int_to_bytes
 from dgdrf.overlay_run import OverlayConfig, OverlayRun
 
 
@@ -181,6 +183,18 @@ def test_pushsum_sum_within_1e6_in_60_rounds_with_exact_mass():
 def test_pushsum_fixed_point_wire_format_round_trips():
     for x in (0, 1, -1, 2**64, -(2**100) + 7, 123456789 * 2**64 + 5):
         assert bytes_to_int(int_to_bytes(x)) == x
+
+
+def test_a_pushsum_share_with_a_bad_component_changes_no_mass():
+    """A frame from the network whose second component is not bytes is rejected before
+    any of its mass is added: the node's mass and counters stay as they were."""
+    ps = PushSum([1.0, 2.0], 1.0, Cyclon())
+    before = (ps.mass(), list(ps.received_mass))
+    with pytest.raises(TypeError):
+        ps.on_PushSumShare("n1", PushSumShare([int_to_bytes(5), 7], int_to_bytes(3)))
+    assert (ps.mass(), list(ps.received_mass)) == before
+    ps.on_PushSumShare("n1", PushSumShare([int_to_bytes(5), int_to_bytes(6)], int_to_bytes(3)))
+    assert ps.mass() == ([before[0][0][0] + 5, before[0][0][1] + 6], before[0][1] + 3)
 
 
 @pytest.mark.parametrize("protocol", ["cyclon", "gradient", "pushsum"])

@@ -85,7 +85,6 @@ class Cyclon(Role):
             if k == 0:
                 return addr
             k -= 1
-        return None  # not reached: k < len(view)
 
     def sample_descriptors(self, k: int) -> list[tuple[str, Any]]:
         """Up to ``k`` random (address, profile) pairs."""

@@ -88,12 +88,13 @@ class PushSum(Role):
         if len(msg.s) != len(self.s):
             self.actor.report("bad_message", type="PushSumShare", src=src, reason=f"{len(msg.s)} components, expected {len(self.s)}")
             return
+        hs = [bytes_to_int(b) for b in msg.s]  # all decoded first: a bad one changes nothing
+        hw = bytes_to_int(msg.w)
         s, received = self.s, self.received_mass
         n = len(s)
         for i in range(n):
-            h = bytes_to_int(msg.s[i])
+            h = hs[i]
             s[i] += h
             received[i] += h
-        hw = bytes_to_int(msg.w)
         self.w += hw
         received[n] += hw
