@@ -34,6 +34,16 @@ ERROR_TOLERANCES = (0.01, 0.05, 0.10, 0.15)
 #: The exact error count still tolerates float noise between equal shares.
 ERROR_LEVELS = (("exact", SHARE_TIE_TOLERANCE), *((f"{t:.2f}", t) for t in ERROR_TOLERANCES))
 
+#: Every kind of event a node reports (``Actor.report``). Network mode's collector takes
+#: no other (a forged report of a new kind would add a key to the result's ``events``);
+#: tests/test_authorisation.py checks that every policy reports only these.
+REPORT_KINDS = frozenset({
+    "submitted", "accepted", "allocated", "held", "unheld",  # handled: the global truth
+    "bad_message", "unhandled", "task_overdue", "lowest_user_skipped", "proposal_expired",
+    "retransmitted", "unexpected_accept", "allocate_rejected", "walk_lost", "declined",
+    "repeated_start", "rejected", "task_lost", "withdrawn", "stray_allocation",
+})  # fmt: skip
+
 
 @dataclass
 class AllocationRecord:

@@ -19,6 +19,7 @@ Vectors travel as lists of floats; ids as strings. Tags 1-19 belong to this prot
 from __future__ import annotations
 
 from dgdrf.runtime.messages import Message, message
+from dgdrf.runtime.roles import BOOTSTRAP, GATEWAY, SERVER, USER
 
 #: Raised whenever a change alters what the protocol does (and so every policy's results),
 #: so that runs recorded before are told apart (bench/sweep.py: revision_params). 2: steps
@@ -36,14 +37,14 @@ RETRY_S = 0.25
 PROPOSAL_TIMEOUT_S = 2.0
 
 
-@message(1)
+@message(1, senders=(USER,))
 class ServerRequest(Message):
     """User -> gateway: where should my next task go?"""
 
     task_id: int
 
 
-@message(2)
+@message(2, senders=(GATEWAY,))
 class ServerReply(Message):
     """Gateway -> user: submit task ``task_id`` to ``server``."""
 
@@ -51,7 +52,7 @@ class ServerReply(Message):
     server: str
 
 
-@message(3)
+@message(3, senders=(USER,))
 class TaskRequest(Message):
     """User -> server: one task (alg. 3: user, id, demand, dominant share)."""
 
@@ -61,7 +62,7 @@ class TaskRequest(Message):
     dominant_share: float
 
 
-@message(4)
+@message(4, senders=(SERVER,))
 class Proposal(Message):
     """Scheduler -> user: task ``task_id`` can run on ``server`` (the proposer's
     reference ``ref`` tells this proposal from its other ones of the same task)."""
@@ -71,7 +72,7 @@ class Proposal(Message):
     ref: int
 
 
-@message(5)
+@message(5, senders=(USER,))
 class Accept(Message):
     """User -> scheduler: yes, place task ``task_id`` as proposed in ``ref`` (one
     proposal accepted per task id; the Accept is repeated until the task runs)."""
@@ -80,7 +81,7 @@ class Accept(Message):
     ref: int
 
 
-@message(6)
+@message(6, senders=(USER,))
 class Decline(Message):
     """User -> scheduler: no (a proposal for a task already accepted elsewhere)."""
 
@@ -88,7 +89,7 @@ class Decline(Message):
     ref: int
 
 
-@message(7)
+@message(7, senders=(SERVER,))
 class Allocate(Message):
     """Scheduler -> resource node: start this task of ``user`` on you."""
 
@@ -98,7 +99,7 @@ class Allocate(Message):
     dominant_share: float
 
 
-@message(8)
+@message(8, senders=(SERVER,))
 class AllocateRejected(Message):
     """Resource node -> scheduler: the task did not fit (the scheduler's view was stale)."""
 
@@ -106,7 +107,7 @@ class AllocateRejected(Message):
     task_id: int
 
 
-@message(9)
+@message(9, senders=(SERVER,))
 class TaskAllocated(Message):
     """Resource node -> user: task ``task_id`` runs; your new global dominant share."""
 
@@ -115,14 +116,14 @@ class TaskAllocated(Message):
     dominant_share: float
 
 
-@message(10)
+@message(10, senders=(SERVER,))
 class RegisterServer(Message):
     """Resource node -> scheduler: I exist, with this capacity vector."""
 
     capacity: list[float]
 
 
-@message(11)
+@message(11, senders=(BOOTSTRAP,), max_frame=1 << 20)
 class MemberDown(Message):
     """Bootstrap -> gateway, servers, collector: these nodes stopped answering (network
     mode's failure detector); their resources and their users' home are gone."""
@@ -130,7 +131,7 @@ class MemberDown(Message):
     addresses: list[str]
 
 
-@message(12)
+@message(12, senders=(GATEWAY,))
 class HomeMoved(Message):
     """Gateway -> user: your home server ``old`` is down; send your tasks to ``new``."""
 
@@ -138,7 +139,7 @@ class HomeMoved(Message):
     new: str
 
 
-@message(13)
+@message(13, senders=(SERVER,))
 class Withdrawn(Message):
     """Scheduler -> user: the proposal ``ref`` you accepted no longer stands (it expired
     before your Accept came, or the node refused the task): wait for another."""
@@ -147,13 +148,13 @@ class Withdrawn(Message):
     ref: int
 
 
-@message(14)
+@message(14, senders=(SERVER,))
 class TaskQueued(Message):
     """Server -> user: I hold task ``task_id``; I will propose it when it is its turn."""
 
     task_id: int
 
 
-@message(15)
+@message(15, senders=(SERVER, GATEWAY))
 class Registered(Message):
     """Scheduler or gateway -> resource node: your RegisterServer arrived."""

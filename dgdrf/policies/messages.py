@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dgdrf.runtime.messages import Message, message
+from dgdrf.runtime.roles import SERVER
 
 
-@message(40)
+@message(40, senders=(SERVER,))
 class ForwardTask(Message):
     """Probes (alg. 4): a copy of a user's task for a low-load neighbour's list."""
 
@@ -15,7 +16,7 @@ class ForwardTask(Message):
     dominant_share: float
 
 
-@message(41)
+@message(41, senders=(SERVER,))
 class WalkTask(Message):
     """Random walk (thesis 4.3): place this task here if it fits, else pass it on."""
 
@@ -28,7 +29,7 @@ class WalkTask(Message):
     walk: int  # the home's number for this walk: with ``ttl``, names one hop of it
 
 
-@message(42)
+@message(42, senders=(SERVER,))
 class WalkFailed(Message):
     """Random walk: the task found no room within its hop budget."""
 
@@ -36,31 +37,31 @@ class WalkFailed(Message):
     task_id: int
 
 
-@message(43)
+@message(43, senders=(SERVER,))
 class ShareRequest(Message):
     """DDRF (alg. 5): what is your users' minimum global dominant share?"""
 
 
-@message(44)
+@message(44, senders=(SERVER,), infinite=("share",))
 class ShareReply(Message):
     """DDRF: my users' minimum global dominant share (inf without users)."""
 
     share: float
 
 
-@message(45)
+@message(45, senders=(SERVER,))
 class LoadRequest(Message):
     """Probes: how loaded are you (CPU used / capacity, eq. 4.1)?"""
 
 
-@message(46)
+@message(46, senders=(SERVER,))
 class LoadReply(Message):
     """Probes: my CPU load."""
 
     load: float
 
 
-@message(47)
+@message(47, senders=(SERVER,))
 class WalkAck(Message):
     """Random walk: the hop with ``ttl`` hops left of walk ``walk`` of ``home`` arrived
     (the sender sends it again, to another peer, until this comes)."""

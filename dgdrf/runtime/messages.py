@@ -5,12 +5,21 @@ A message type is a slotted dataclass registered under a small integer tag with
 (fields in declaration order), so a frame costs a few bytes of framing plus its values:
 the byte counts reported per type are the protocol's real cost (thesis eqs. 4.3-4.6).
 Every send encodes, also in-process, so the wire format is exercised by every test.
+
+A message type also says who may send it and what its fields may hold, for what comes
+from outside (network mode; :func:`decode_checked`): the roles allowed to send it
+(:mod:`dgdrf.runtime.roles`), and per field a check derived from its annotation: numbers
+are finite and non-negative unless the field is declared ``signed`` or ``infinite``,
+strings are non-empty addresses of at most 256 characters, lists have a bounded length
+and checked elements. The emulation decodes without these checks: its messages come
+from its own actors.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, TypeVar
+import math
+from typing import Any, Callable, Collection, TypeVar
 
 import msgpack
 
@@ -24,6 +33,8 @@ class Message:
 
     __slots__ = ()
     TAG: int = -1
+    #: roles allowed to send it (None: any member; only test types leave it open)
+    SENDERS: frozenset[str] | None = None
     _encode: Callable[[Any], bytes]
 
 
@@ -31,14 +42,144 @@ _BY_TAG: dict[int, type] = {}
 _ARITY: dict[int, int] = {}
 #: tag -> function building the message from its decoded array [tag, fields...]
 _DECODERS: dict[int, Callable[[list], Any]] = {}
+#: tag -> [(field index in the frame, field name, check)], for frames from outside
+_CHECKS: dict[int, list[tuple[int, str, Callable[[Any], str | None]]]] = {}
+#: tag -> the largest frame accepted from outside, bytes
+_MAX_FRAME: dict[int, int] = {}
+_largest_frame = 0
 #: bumped on every registration, so handler tables built earlier know they are stale
 registry_version = 0
 
 _packb = msgpack.Packer(use_bin_type=True, autoreset=True).pack
 
 
-def message(tag: int) -> Callable[[type[T]], type[T]]:
-    """Class decorator: make ``cls`` a slotted dataclass message with wire ``tag``."""
+#: largest string field (an address, a report kind) and largest list, by default
+MAX_STRING = 256
+MAX_LIST = 4096
+#: largest resource vector, largest descriptor list, largest push-sum mass (bytes)
+MAX_VECTOR = 64
+MAX_BYTES_FIELD = 64
+#: largest frame accepted from outside unless a type says otherwise: bounds the objects
+#: one frame can decode to (a frame of nested empty arrays is one object per byte)
+MAX_FRAME_BYTES = 64 * 1024
+
+
+def _number(signed: bool, infinite: bool) -> Callable[[Any], str | None]:
+    def check(v: Any) -> str | None:
+        if type(v) not in (int, float):
+            return f"must be a number, got {type(v).__name__}"
+        if v != v:
+            return "is NaN"
+        if not infinite and math.isinf(v):
+            return "must be finite"
+        if not signed and v < 0:
+            return f"must be non-negative, got {v!r}"
+        if type(v) is int and not -(1 << 63) <= v < 1 << 64:
+            return "is out of the 64-bit range"
+        return None
+
+    return check
+
+
+def _integer(signed: bool) -> Callable[[Any], str | None]:
+    def check(v: Any) -> str | None:
+        if type(v) is not int:
+            return f"must be an integer, got {type(v).__name__}"
+        if not (-(1 << 63) if signed else 0) <= v < 1 << 63:
+            return f"must be {'a 64-bit integer' if signed else 'a non-negative 64-bit integer'}, got {v}"
+        return None
+
+    return check
+
+
+def _string(v: Any) -> str | None:
+    if type(v) is not str:
+        return f"must be a string, got {type(v).__name__}"
+    if not 0 < len(v) <= MAX_STRING:
+        return f"must be a string of 1-{MAX_STRING} characters, got {len(v)}"
+    return None
+
+
+def _boolean(v: Any) -> str | None:
+    return None if type(v) is bool else f"must be true or false, got {type(v).__name__}"
+
+
+def _binary(v: Any) -> str | None:
+    if type(v) is not bytes:
+        return f"must be binary, got {type(v).__name__}"
+    return None if len(v) <= MAX_BYTES_FIELD else f"must be at most {MAX_BYTES_FIELD} bytes, got {len(v)}"
+
+
+def _scalar(v: Any) -> str | None:
+    if v is None or type(v) is bool:
+        return None
+    if type(v) is str:
+        return _string(v)
+    return _number(True, True)(v)
+
+
+def _list_of(item: Callable[[Any], str | None], longest: int) -> Callable[[Any], str | None]:
+    def check(v: Any) -> str | None:
+        if type(v) is not list:
+            return f"must be a list, got {type(v).__name__}"
+        if len(v) > longest:
+            return f"must have at most {longest} elements, got {len(v)}"
+        for i, x in enumerate(v):
+            bad = item(x)
+            if bad is not None:
+                return f"element {i} {bad}"
+        return None
+
+    return check
+
+
+def _mapping(v: Any) -> str | None:
+    """A report's fields: at most 32 string keys, values scalars or short lists of them."""
+    if type(v) is not dict:
+        return f"must be a map, got {type(v).__name__}"
+    if len(v) > 32:
+        return f"must have at most 32 keys, got {len(v)}"
+    for k, x in v.items():
+        bad = _string(k) or (_list_of(_scalar, MAX_VECTOR)(x) if type(x) is list else _scalar(x))
+        if bad is not None:
+            return f"key {str(k)[:40]!r} {bad}"
+    return None
+
+
+def field_check(annotation: str, signed: bool = False, infinite: bool = False) -> Callable[[Any], str | None]:
+    """The check of a field from its annotation (a string: modules use postponed
+    annotations); each check returns None or what is wrong."""
+    a = annotation.replace(" ", "")
+    simple: dict[str, Callable[[Any], str | None]] = {
+        "int": _integer(signed),
+        "float": _number(signed, infinite),
+        "str": _string,
+        "bool": _boolean,
+        "bytes": _binary,
+        "list[float]": _list_of(_number(signed, infinite), MAX_VECTOR),
+        "list[str]": _list_of(_string, MAX_LIST),
+        "list[bytes]": _list_of(_binary, MAX_VECTOR),
+        "list[list]": _list_of(_list_of(_scalar, 4), 1024),  # overlay descriptors
+        "dict[str,Any]": _mapping,
+    }
+    if a not in simple:
+        raise TypeError(f"no wire check for a field annotated {annotation!r}")
+    return simple[a]
+
+
+def message(
+    tag: int,
+    senders: Collection[str] | None = None,
+    signed: Collection[str] = (),
+    infinite: Collection[str] = (),
+    max_frame: int = MAX_FRAME_BYTES,
+) -> Callable[[type[T]], type[T]]:
+    """Class decorator: make ``cls`` a slotted dataclass message with wire ``tag``.
+
+    ``senders``: the roles allowed to send it (checked on receipt in network mode);
+    ``signed`` / ``infinite``: fields whose numbers may be negative / infinite;
+    ``max_frame``: the largest frame of this type accepted from outside, bytes.
+    """
 
     def register(cls: type[T]) -> type[T]:
         if tag in _BY_TAG and _BY_TAG[tag].__qualname__ != cls.__qualname__:
@@ -59,6 +200,15 @@ def message(tag: int) -> Callable[[type[T]], type[T]]:
         global registry_version
         registry_version += 1
         _ARITY[tag] = len(names)
+        dc.SENDERS = None if senders is None else frozenset(senders)
+        known = set(names)
+        for name in (*signed, *infinite):
+            if name not in known:
+                raise ValueError(f"{cls.__name__} has no field {name!r}")
+        _CHECKS[tag] = [(i + 1, f.name, field_check(str(f.type), f.name in signed, f.name in infinite)) for i, f in enumerate(dataclasses.fields(dc))]
+        _MAX_FRAME[tag] = max_frame
+        global _largest_frame
+        _largest_frame = max(_MAX_FRAME.values())
         return dc
 
     return register
@@ -86,6 +236,37 @@ def decode(data: bytes) -> Message:
     try:
         return _DECODERS[tag](arr)
     except Exception as exc:  # a field of the wrong kind rejected by a __post_init__
+        raise DecodeError(f"bad {cls.__name__} frame: {exc}") from None
+
+
+def decode_checked(data: bytes) -> Message:
+    """Decode a frame that came from outside: as :func:`decode`, and every field checked
+    against its declaration (type, finite, sign, length) before any handler sees it; the
+    frame's size is bounded per type, and msgpack's own limits bound what is built while
+    decoding. Anything wrong raises :class:`DecodeError` naming the field."""
+    if len(data) > _largest_frame:
+        raise DecodeError(f"a message frame of {len(data)} bytes, over every type's limit")
+    try:
+        arr = msgpack.unpackb(data, raw=False, strict_map_key=True, max_str_len=1 << 16, max_bin_len=1 << 16, max_array_len=1 << 16, max_map_len=64, max_ext_len=0)
+    except Exception as exc:  # msgpack raises several unrelated types
+        raise DecodeError(f"not a msgpack frame ({len(data)} bytes): {type(exc).__name__}: {exc}") from None
+    if not isinstance(arr, list) or not arr or type(arr[0]) is not int:
+        raise DecodeError(f"frame must be an array [tag, fields...], got {type(arr).__name__}")
+    tag = arr[0]
+    cls = _BY_TAG.get(tag)
+    if cls is None:
+        raise DecodeError(f"unknown message tag {tag}")
+    if len(data) > _MAX_FRAME[tag]:
+        raise DecodeError(f"{cls.__name__} frame of {len(data)} bytes, over its {_MAX_FRAME[tag]}-byte limit")
+    if len(arr) - 1 != _ARITY[tag]:
+        raise DecodeError(f"{cls.__name__} frame has {len(arr) - 1} fields, expected {_ARITY[tag]}")
+    for i, name, check in _CHECKS[tag]:
+        bad = check(arr[i])
+        if bad is not None:
+            raise DecodeError(f"{cls.__name__}.{name} {bad}")
+    try:
+        return _DECODERS[tag](arr)
+    except Exception as exc:
         raise DecodeError(f"bad {cls.__name__} frame: {exc}") from None
 
 

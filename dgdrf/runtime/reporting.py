@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from dgdrf.runtime.messages import message
+from dgdrf.runtime.roles import MEMBER_ROLES
 
 
-@message(60)
+@message(60, senders=MEMBER_ROLES)
 class Report:
     """Any node -> collector: event ``kind`` at ``time`` (the cluster's clock) with ``fields``."""
 
