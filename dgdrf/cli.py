@@ -50,6 +50,7 @@ def _number(kind: type, lo: float, hi: float, lo_open: bool, what: str) -> Calla
 _positive_int = _number(int, 1, float("inf"), False, "a positive integer")
 _non_negative_int = _number(int, 0, float("inf"), False, "a non-negative integer")
 _positive_float = _number(float, 0.0, MAX_SECONDS, True, f"a positive number of at most {MAX_SECONDS:g}")
+_certificates = _number(int, 0, 100_000, False, "a number of certificates from 0 to 100000")
 _probability = _number(float, 0.0, 1.0, False, "a probability in [0, 1]")
 
 
@@ -129,7 +130,10 @@ def build_parser() -> argparse.ArgumentParser:
     node.add_argument("--listen", default=env_default("listen", "127.0.0.1:0"), metavar="HOST:PORT", help="where to listen (default 127.0.0.1:0, any free port; env DGDRF_LISTEN)")
     node.add_argument("--advertise", default=env_default("advertise"), metavar="HOST", help="host name or address peers reach this node at (default: the listen host, or this host's address towards the bootstrap when listening on 0.0.0.0; env DGDRF_ADVERTISE)")
     node.add_argument("--count", type=_positive_int, default=int(env_default("count", 1)), help="servers or users this process hosts (default 1; env DGDRF_COUNT)")
-    node.add_argument("--token", default=env_default("token"), help="shared cluster token: frames without it are rejected (env DGDRF_TOKEN)")
+    node.add_argument("--keys", type=Path, default=env_default("keys"), metavar="DIR", help="the cluster's keys (dgdrf cluster keys DIR): DIR/ca.crt and this node's certificate; every connection is then mutual TLS and every message checked against its sender's certificate (env DGDRF_KEYS)")
+    node.add_argument("--key-name", default=env_default("key_name"), metavar="NAME", help="this node's certificate in --keys: NAME.crt and NAME.key (default: its role; env DGDRF_KEY_NAME)")
+    node.add_argument("--insecure", action="store_true", default=env_default("insecure", "") not in ("", "0"), help="listen beyond loopback without --keys (anyone who reaches the port can act as any member; env DGDRF_INSECURE=1)")
+    node.add_argument("--token", default=env_default("token"), help="shared cluster token: frames without it are rejected (env DGDRF_TOKEN); does not tell members apart, --keys does")
     node.add_argument("--no-batching", action="store_true", help="one WebSocket frame per message instead of batches")
     node.add_argument("--json", type=Path, default=env_default("json"), metavar="OUT", help="collector: write the result here (env DGDRF_JSON)")
     node.add_argument("--quiet", action="store_true", help="collector: print no table")
@@ -146,6 +150,13 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--processes", type=_positive_int, help="processes hosting the servers and users (default: one per node)")
     up.add_argument("--timeout", type=_positive_float, default=600.0, help="give up after this many wall seconds (default 600)")
     up.add_argument("--token", help="shared cluster token")
+    up.add_argument("--insecure", action="store_true", help="no TLS (default: keys are made for the run and every connection is mutual TLS)")
+    keys = clsub.add_parser("keys", help="make the cluster's certificate authority and one certificate per role (and per node with --servers/--users)")
+    keys.add_argument("dir", type=Path, metavar="DIR", help="where to write ca.crt, ca.key and NAME.crt / NAME.key")
+    keys.add_argument("--servers", type=_certificates, default=0, help="also one certificate per server process: server-1 ... server-N")
+    keys.add_argument("--users", type=_certificates, default=0, help="also one certificate per user process: user-1 ... user-M")
+    keys.add_argument("--days", type=_positive_int, default=365, help="validity (default 365 days)")
+    keys.add_argument("--force", action="store_true", help="replace keys already in DIR")
     up.add_argument("--no-batching", action="store_true", help="one WebSocket frame per message")
     up.add_argument("--json", type=Path, metavar="OUT", help="write the result as JSON (the dgdrf run --json format)")
     up.add_argument("--quiet", action="store_true", help="print no table")
@@ -424,6 +435,7 @@ def cmd_node(args: argparse.Namespace) -> int:
     opts = NodeOptions(
         role=args.role, bootstrap=(args.bootstrap or "").rstrip("/"), listen=args.listen, advertise=args.advertise, count=args.count,
         token=args.token or None, batching=not args.no_batching, json_out=args.json, quiet=args.quiet, die_with_parent=args.die_with_parent,
+        keys=Path(args.keys) if args.keys else None, key_name=args.key_name or None, insecure=args.insecure,
     )
     if args.role == "bootstrap":
         _env_run_defaults(args)
@@ -445,17 +457,26 @@ def cmd_node(args: argparse.Namespace) -> int:
         import socket
 
         opts.advertise = socket.gethostname()
+    from dgdrf.cluster.node import node_tls
+
+    node_tls(opts)  # bad or missing credentials: one clear line before anything starts
     return main_node(opts)
 
 
 def cmd_cluster(args: argparse.Namespace) -> int:
     from dgdrf.cluster.launcher import cluster_up
 
+    if args.cluster == "keys":
+        from dgdrf.cluster.keys import make_keys, node_names
+
+        files = make_keys(args.dir, node_names(args.servers, args.users), days=args.days, force=args.force)
+        print(f"{len(files) // 2 - 1} certificates and the CA in {args.dir}: give each node ca.crt and its own NAME.crt/NAME.key (--keys DIR --key-name NAME); keep ca.key on this machine", file=sys.stderr)
+        return 0
     scenario, config = _cluster_inputs(args)
     words = _run_flags(args)
     if "--policy" not in words:
         words += ["--policy", config.policy]
-    code, result, cluster = cluster_up(words, len(scenario.servers), len(scenario.users), args.processes, args.timeout, token=args.token, batching=not args.no_batching)
+    code, result, cluster = cluster_up(words, len(scenario.servers), len(scenario.users), args.processes, args.timeout, token=args.token, batching=not args.no_batching, tls=not args.insecure)
     if result is None:
         return code or 1
     if not args.quiet:

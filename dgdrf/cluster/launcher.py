@@ -2,7 +2,8 @@
 
 Starts a bootstrap (which owns the scenario and run configuration), a collector, a
 gateway, and the servers and users grouped into processes (one node per process by
-default), all running ``dgdrf node``; waits for the collector's result, returns it in
+default), all running ``dgdrf node``, by default with keys made for the run (one
+certificate per process, so no process can speak for another; mutual TLS); waits for the collector's result, returns it in
 the ``dgdrf run --json`` format, and makes sure every process is gone afterwards, also
 after Ctrl-C or a time-out (nodes also die with the launcher: PR_SET_PDEATHSIG).
 """
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dgdrf.cluster.keys import CA_CERT, make_keys, node_names
 from dgdrf.log import get_logger
 
 log = get_logger("dgdrf.cluster")
@@ -48,6 +50,7 @@ class Cluster:
     processes: int | None = None  # server + user processes (default: one per node)
     token: str | None = None
     batching: bool = True
+    tls: bool = True  # make keys for the run (in logs/keys) and give every process its own
     host: str = "127.0.0.1"  # the bootstrap's address
     listen_host: str | None = None  # where the other nodes listen (default: host)
     verbose: bool = False  # nodes log at INFO (JSON lines in their log files)
@@ -57,8 +60,16 @@ class Cluster:
     logs: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="dgdrf-cluster-")))
     procs: dict[str, subprocess.Popen] = field(default_factory=dict)
 
+    @property
+    def keys(self) -> Path:
+        return self.logs / "keys"
+
     def _spawn(self, name: str, args: list[str]) -> subprocess.Popen:
         cmd = [sys.executable, "-m", "dgdrf", "node", "--die-with-parent", *args]
+        if self.tls:
+            cmd += ["--keys", str(self.keys), "--key-name", name]
+        elif self.namespaces:
+            cmd += ["--insecure"]
         if name in self.namespaces:
             cmd = ["ip", "netns", "exec", self.namespaces[name], *cmd]
         if self.token:
@@ -74,7 +85,7 @@ class Cluster:
 
     def start(self, result_json: Path) -> str:
         port = free_port(self.host) if "bootstrap" not in self.namespaces else 7000
-        boot = f"http://{self.host}:{port}"
+        boot = f"{'https' if self.tls else 'http'}://{self.host}:{port}"
         listen = f"{self.listen_host or self.host}:0"
         self._spawn("bootstrap", ["--role", "bootstrap", "--listen", f"{self.host}:{port}", *self.run_args])
         self._spawn("collector", ["--role", "collector", "--bootstrap", boot, "--listen", listen, "--json", str(result_json), "--quiet"])
@@ -83,6 +94,8 @@ class Cluster:
         k = total if self.processes is None else max(2, min(self.processes, total))
         k_servers = max(1, min(self.servers, round(k * self.servers / total)))
         k_users = max(1, min(self.users, k - k_servers))
+        if self.tls and not (self.keys / CA_CERT).exists():
+            make_keys(self.keys, node_names(k_servers, k_users), days=2)
         for i, n in enumerate(split_counts(self.servers, k_servers)):
             self._spawn(f"server-{i + 1}", ["--role", "server", "--count", str(n), "--bootstrap", boot, "--listen", listen])
         for i, n in enumerate(split_counts(self.users, k_users)):
@@ -128,9 +141,9 @@ class Cluster:
             return ""
 
 
-def cluster_up(run_args: list[str], servers: int, users: int, processes: int | None, timeout: float, token: str | None = None, batching: bool = True) -> tuple[int, dict[str, Any] | None, Cluster]:
+def cluster_up(run_args: list[str], servers: int, users: int, processes: int | None, timeout: float, token: str | None = None, batching: bool = True, tls: bool = True) -> tuple[int, dict[str, Any] | None, Cluster]:
     """Run a cluster to its end: (exit status, result or None, the cluster's record)."""
-    cluster = Cluster(run_args, servers, users, processes, token, batching)
+    cluster = Cluster(run_args, servers, users, processes, token, batching, tls)
     result_json = cluster.logs / "result.json"
     try:
         cluster.start(result_json)

@@ -1,11 +1,13 @@
 """The bootstrap node's membership service (network mode's control plane, over HTTP).
 
 A node process starts knowing only the bootstrap's URL. It joins (``POST /join`` with
-its role, its URL and how many actors it hosts) and is given identities and specs from
+its role, its URL and how many actors it hosts; with TLS its certificate must carry that
+role, and the certificate's name is bound to the URL) and is given identities and specs from
 the run's scenario (servers their capacities, users their demands, in scenario order),
 plus the scenario and run configuration every policy needs. ``GET /cluster`` answers
 once every expected node has joined, with the directory (actor -> process URL) and the
-common start time. After the start the service pings every process (``GET /health``);
+common start time, and with it every actor's role and every process's certificate name,
+against which each node checks who sends it what (:mod:`dgdrf.runtime.net`). After the start the service pings every process (``GET /health``);
 one that misses :data:`MISSES_TO_DOWN` pings in a row is declared down, and the
 Bootstrap actor tells the gateway, the collector and a central scheduler (MemberDown), so users
 are re-homed and the collector judges saturation on the servers that remain.
@@ -16,7 +18,6 @@ Actor messages never pass through here: this is only how processes find each oth
 from __future__ import annotations
 
 import asyncio
-import hmac
 import time
 from dataclasses import asdict
 from typing import Any
@@ -29,13 +30,14 @@ from dgdrf.log import get_logger
 from dgdrf.model.scenario import Scenario
 from dgdrf.nodes.protocol import MemberDown
 from dgdrf.policies import POLICIES
+from dgdrf.runtime import roles as R
 from dgdrf.runtime.actor import Actor
+from dgdrf.runtime.net import TOKEN_HEADER, NetTransport
 
 log = get_logger("dgdrf.membership")
 
-COLLECTOR = "collector"
-ROLES = ("server", "user", "gateway", "collector")
-TOKEN_HEADER = "X-Dgdrf-Token"
+COLLECTOR = R.COLLECTOR
+ROLES = (R.SERVER, R.USER, R.GATEWAY, R.COLLECTOR)  # roles that join
 PING_PERIOD_S = 0.5
 MISSES_TO_DOWN = 3
 START_DELAY_S = 1.0  # between the last join and the common start
@@ -50,22 +52,26 @@ def config_to_dict(config: RunConfig) -> dict[str, Any]:
 class Membership:
     """Who is in the cluster, where, and who is still alive."""
 
-    def __init__(self, scenario: Scenario, config: RunConfig, bootstrap: Actor, token: str | None = None) -> None:
+    def __init__(self, scenario: Scenario, config: RunConfig, bootstrap: Actor, transport: NetTransport) -> None:
         self.scenario = scenario
         self.config = config
         self.bootstrap = bootstrap
-        self.token = token
+        self.transport = transport  # whose credentials and checks the endpoints use
         self.taken = {"server": 0, "user": 0}  # scenario servers / users handed out, in order
         self.singletons: dict[str, str] = {}  # gateway / collector -> url
         self.processes: dict[str, list[str]] = {}  # url -> actor addresses
         self.directory: dict[str, str] = {}  # the bootstrap's own address is added when it listens
+        self.roles: dict[str, str] = {bootstrap.address: R.BOOTSTRAP}  # actor -> role
+        self.identities: dict[str, str] = {}  # process url -> the name in its certificate (its url without TLS)
         self.joined = asyncio.Event()
         self.epoch: float | None = None
         self.down: set[str] = set()
 
-    def listening(self, url: str) -> None:
-        """The bootstrap process's URL: its Bootstrap actor is a cluster member too."""
+    def listening(self, url: str, name: str | None = None) -> None:
+        """The bootstrap process's URL (and certificate name): its Bootstrap actor is a
+        cluster member too."""
         self.directory[self.bootstrap.address] = url
+        self.identities[url] = name or url
 
     def routes(self, app: web.Application) -> None:
         app.router.add_post("/join", self._join)
@@ -79,16 +85,11 @@ class Membership:
     def complete(self) -> bool:
         return self.taken["server"] == len(self.scenario.servers) and self.taken["user"] == len(self.scenario.users) and len(self.singletons) == 2
 
-    def _authorised(self, request: web.Request) -> bool:
-        if self.token is None:
-            return True
-        given = request.headers.get(TOKEN_HEADER, "")
-        return hmac.compare_digest(given.encode(), self.token.encode())
-
     async def _join(self, request: web.Request) -> web.Response:
-        if not self._authorised(request):
-            log.warning("join refused", reason="bad token", peer=request.remote)
-            return web.json_response({"error": "missing or wrong cluster token"}, status=403)
+        denied = self.transport.authorise(request, frozenset(ROLES))
+        if denied is not None:
+            log.warning("join refused", reason="credentials", peer=request.remote)
+            return denied
         try:
             body = await request.json()
             role, url, count = body["role"], body["url"], int(body.get("count", 1))
@@ -96,7 +97,15 @@ class Membership:
             return web.json_response({"error": "join needs JSON {role, url, count}"}, status=400)
         if role not in ROLES or not isinstance(url, str) or not url.startswith("http") or count < 1:
             return web.json_response({"error": f"bad join: role must be one of {', '.join(ROLES)}, url http://host:port, count >= 1"}, status=400)
-        if url in self.processes:  # a retried join: same answer
+        who = self.transport.peer_identity(request)
+        if who is not None and who.role != role:
+            self.transport._reject("forbidden", f"{request.remote}: certificate {who.name!r} of a {who.role} asked to join as a {role}")
+            return web.json_response({"error": f"your certificate is a {who.role}'s, not a {role}'s"}, status=403)
+        name = who.name if who is not None else url
+        if url in self.processes:  # a retried join: same answer, if it is the same holder
+            if self.identities.get(url) != name:
+                self.transport._reject("forbidden", f"{request.remote}: {name!r} asked to join as {url}, which {self.identities.get(url)!r} holds")
+                return web.json_response({"error": f"{url} joined already with another certificate"}, status=409)
             return web.json_response(self._assignment(role, self.processes[url]))
         actors: list[str]
         if role in ("server", "user"):
@@ -113,8 +122,10 @@ class Membership:
             self.singletons[address] = url
             actors = [address]
         self.processes[url] = actors
+        self.identities[url] = name
         for a in actors:
             self.directory[a] = url
+            self.roles[a] = role
         log.info("joined", role=role, url=url, actors=len(actors), progress=self.expected)
         if self.complete() and not self.joined.is_set():
             self.epoch = time.time() + START_DELAY_S
@@ -125,13 +136,14 @@ class Membership:
         return {"role": role, "actors": actors, "scenario": self.scenario.to_dict() | {"name": self.scenario.name}, "config": config_to_dict(self.config)}
 
     async def _cluster(self, request: web.Request) -> web.Response:
-        if not self._authorised(request):
-            return web.json_response({"error": "missing or wrong cluster token"}, status=403)
+        denied = self.transport.authorise(request)
+        if denied is not None:
+            return denied
         try:
             await asyncio.wait_for(self.joined.wait(), timeout=25.0)
         except asyncio.TimeoutError:
             return web.json_response({"waiting": self.expected}, status=202)
-        return web.json_response({"directory": self.directory, "epoch": self.epoch})
+        return web.json_response({"directory": self.directory, "roles": self.roles, "identities": self.identities, "epoch": self.epoch})
 
     async def watch(self, session: aiohttp.ClientSession, own_url: str) -> None:
         """Ping every other process; declare the silent ones down (MemberDown)."""

@@ -29,19 +29,20 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from dgdrf.cluster.membership import COLLECTOR, TOKEN_HEADER, Membership
+from dgdrf.cluster.keys import Credentials
+from dgdrf.cluster.membership import COLLECTOR, Membership
 from dgdrf.emulation import BOOTSTRAP, GATEWAY, RunConfig, _result, build_server, build_user, policy_options
 from dgdrf.errors import ConfigError
 from dgdrf.log import get_logger
 from dgdrf.model.scenario import Scenario, parse_scenario
 from dgdrf.nodes.bootstrap import Bootstrap
-from dgdrf.nodes.collector import Collector
+from dgdrf.nodes.collector import REPORT_KINDS, Collector
 from dgdrf.nodes.gateway import Gateway
 from dgdrf.nodes.protocol import MemberDown
 from dgdrf.policies import make_policy
 from dgdrf.runtime.actor import Actor
 from dgdrf.runtime.clock import AsyncioClock
-from dgdrf.runtime.net import NetTransport
+from dgdrf.runtime.net import SHUTDOWN_ROLES, NetTransport
 from dgdrf.runtime.process import die_with_parent
 from dgdrf.runtime.reporting import RemoteReporter, Report
 from dgdrf.runtime.stats import MessageStats
@@ -58,6 +59,9 @@ class NodeOptions:
     advertise: str | None = None  # host peers use to reach us (default: the listen host)
     count: int = 1  # servers or users hosted by this process
     token: str | None = None
+    keys: Path | None = None  # the cluster's keys directory (dgdrf cluster keys): mutual TLS
+    key_name: str | None = None  # this node's certificate in it (default: its role)
+    insecure: bool = False  # listen beyond loopback without keys
     batching: bool = True
     json_out: Path | None = None  # collector: where to write the result
     quiet: bool = False  # collector: no table on stdout
@@ -70,11 +74,16 @@ class NodeOptions:
 class CollectorActor(Actor):
     """Receives every node's reports for the Collector; hears of servers going down."""
 
-    def __init__(self, collector: Collector) -> None:
+    def __init__(self, collector: Collector, reject: Any = None) -> None:
         super().__init__(COLLECTOR)
         self.collector = collector
+        self.reject = reject  # the transport's rejection counter, for reports of unknown kinds
 
     def on_Report(self, src: str, msg: Report) -> None:
+        if msg.kind not in REPORT_KINDS:  # a forged kind would add a key to the result's events
+            if self.reject is not None:
+                self.reject("unknown_report_kind", f"{src} reported {msg.kind[:60]!r}")
+            return
         if not isinstance(msg.fields, dict):
             self.collector.counters["bad_report"] = self.collector.counters.get("bad_report", 0) + 1
             return
@@ -95,6 +104,30 @@ def _split(listen: str) -> tuple[str, int]:
     return host, int(port)
 
 
+def _loopback(host: str) -> bool:
+    return host in ("localhost", "::1", "[::1]") or host.startswith("127.")
+
+
+def node_tls(opts: NodeOptions) -> Any:
+    """The node's (server, client) TLS contexts from ``--keys``, or None; refuses to
+    listen beyond loopback without them unless ``--insecure`` (anyone who reaches the
+    port could then act as any member). Raises :class:`ConfigError` saying what is wrong."""
+    host, _ = _split(opts.listen)
+    if opts.keys is None:
+        if not _loopback(host) and not opts.insecure:
+            raise ConfigError(
+                f"refusing to listen on {opts.listen} without credentials: anyone who reaches it could act as any cluster member"
+                f"{' (a shared --token does not say which member is which)' if opts.token else ''}. "
+                "Make keys with `dgdrf cluster keys DIR` and give every node --keys DIR, or pass --insecure on a trusted network"
+            )
+        return None
+    creds = Credentials.from_dir(opts.keys, opts.key_name or opts.role)
+    who = creds.identity
+    if who.role != opts.role:
+        raise ConfigError(f"{creds.cert} is a {who.role}'s certificate; this node is a {opts.role} (--key-name names its certificate)")
+    return creds.server_context(), creds.client_context()
+
+
 async def run_node(opts: NodeOptions) -> int:
     """Run one node process until the cluster shuts down (or a signal); exit status."""
     if opts.die_with_parent:
@@ -104,12 +137,15 @@ async def run_node(opts: NodeOptions) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     host, port = _split(opts.listen)
+    tls = node_tls(opts)
+    name = Credentials.from_dir(opts.keys, opts.key_name or opts.role).identity.name if opts.keys is not None else None
     clock = AsyncioClock(loop)
-    transport = NetTransport("", clock, token=opts.token, batching=opts.batching)
+    transport = NetTransport("", clock, token=opts.token, batching=opts.batching, tls=tls)
 
     async def shutdown(request: web.Request) -> web.Response:
-        if opts.token is not None and request.headers.get(TOKEN_HEADER) != opts.token:
-            return web.json_response({"error": "missing or wrong cluster token"}, status=403)
+        denied = transport.authorise(request, SHUTDOWN_ROLES)
+        if denied is not None:
+            return denied
         loop.call_later(0.2, stop.set)  # answer first
         return web.json_response({"ok": True})
 
@@ -118,24 +154,23 @@ async def run_node(opts: NodeOptions) -> int:
     if opts.role == "bootstrap":
         assert opts.scenario is not None and opts.config is not None
         boot = Bootstrap(BOOTSTRAP)
-        membership = Membership(opts.scenario, opts.config, boot, opts.token)
+        membership = Membership(opts.scenario, opts.config, boot, transport)
         membership.routes(transport.app)
     await transport.start(host, port)
-    transport.url = f"http://{opts.advertise or host}:{transport.bound_port}"
-    log.info("listening", role=opts.role, url=transport.url)
-    headers = {TOKEN_HEADER: opts.token} if opts.token else {}
-    session = aiohttp.ClientSession(headers=headers, timeout=aiohttp.ClientTimeout(total=60.0))
+    transport.url = f"{transport.scheme}://{opts.advertise or host}:{transport.bound_port}"
+    log.info("listening", role=opts.role, url=transport.url, tls=tls is not None)
+    session = transport.client_session(total_timeout=60.0)
     result_task: asyncio.Task | None = None
     status = 0
     try:
         if membership is not None:
-            membership.listening(transport.url)
+            membership.listening(transport.url, name)
             transport.register(boot)
             transport.reporter = RemoteReporter(transport, COLLECTOR)
             await _wait_or_stop(membership.joined.wait(), stop)
             if stop.is_set():
                 return 0
-            transport.set_directory(membership.directory)
+            transport.set_directory(membership.directory, membership.roles, membership.identities)
             _start_at(clock, transport, membership.epoch)
             watcher = loop.create_task(membership.watch(session, transport.url))
             await stop.wait()
@@ -151,7 +186,7 @@ async def run_node(opts: NodeOptions) -> int:
         if opts.role == "collector":
             collector = Collector(scenario, on_saturated=None)
             transport.reporter = collector
-            transport.register(CollectorActor(collector))
+            transport.register(CollectorActor(collector, transport._reject))
         else:
             transport.reporter = RemoteReporter(transport, COLLECTOR)
             ids = set(assignment["actors"])
@@ -168,7 +203,7 @@ async def run_node(opts: NodeOptions) -> int:
         cluster = await _wait_cluster(session, opts.bootstrap, stop)
         if cluster is None:
             return 0 if stop.is_set() else 1
-        transport.set_directory(cluster["directory"])
+        transport.set_directory(cluster["directory"], cluster["roles"], cluster["identities"])
         _start_at(clock, transport, cluster["epoch"])
         log.info("started", role=opts.role, actors=len(transport.actors), processes=len(set(cluster["directory"].values())))
         if collector is not None:

@@ -17,11 +17,24 @@ lives here, and that the message frame decodes to a known type with the right ar
 rejected batch or message is counted under its reason and logged (the first few times
 per reason, then every 1,000th), and the node keeps serving. An exception in a handler
 is logged and counted too: one bad message must not take the node down.
+
+Once the cluster's membership is known (:meth:`NetTransport.set_directory` with roles
+and identities), who sent a message is checked too. With TLS (``tls``, mutual: see
+:mod:`dgdrf.cluster.keys`) a connection's certificate names the process at the other
+end; a batch must come from the process whose certificate it is (``impersonation``),
+each message from an actor that process hosts (``impersonation``), of a type that
+actor's role may send (``not_allowed``, :mod:`dgdrf.runtime.roles`), with every field
+within its declaration (``bad_message``, :func:`~dgdrf.runtime.messages.decode_checked`).
+The HTTP endpoints ask the same of their callers (:meth:`NetTransport.authorise`).
+Resources are bounded: incoming connections (``too_many_connections``) and each peer's
+outbox (messages beyond it are dropped and counted, ``outbox_full``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hmac
+import ssl
 import time
 from collections import Counter
 from typing import Any, Callable
@@ -34,8 +47,9 @@ from dgdrf.errors import DecodeError
 from dgdrf.log import get_logger
 from dgdrf.runtime.actor import Actor, Context, Reporter
 from dgdrf.runtime.clock import AsyncioClock
-from dgdrf.runtime.messages import Message, decode
+from dgdrf.runtime.messages import Message, decode, decode_checked
 from dgdrf.runtime.reporting import Report
+from dgdrf.runtime.roles import ADMIN, BOOTSTRAP, COLLECTOR, Identity, identity_of
 from dgdrf.runtime.stats import MessageStats
 from dgdrf.runtime.wire import MAX_BATCH_BYTES, BadToken, decode_batch, encode_batch
 
@@ -45,6 +59,15 @@ log = get_logger("dgdrf.net")
 CONNECT_PATIENCE_S = 5.0
 #: how long a peer found unreachable is left alone before it is dialled again
 RETRY_DOWN_PEER_S = 5.0
+#: most incoming WebSocket connections served at once (one per peer process is normal)
+MAX_CONNECTIONS = 1024
+#: most messages waiting for one peer; more are dropped and counted (the protocols send
+#: again what matters), so a peer that stops reading cannot fill this node's memory
+MAX_OUTBOX = 200_000
+#: who may read a node's counters and who may stop it (the HTTP endpoints)
+STATS_ROLES = frozenset({COLLECTOR, BOOTSTRAP, ADMIN})
+SHUTDOWN_ROLES = frozenset({COLLECTOR, BOOTSTRAP, ADMIN})
+TOKEN_HEADER = "X-Dgdrf-Token"
 _LOG_FIRST = 5
 REPORT_TAG = Report.TAG
 
@@ -73,10 +96,21 @@ class NetTransport:
         max_batch_bytes: int = MAX_BATCH_BYTES,
         reporter: Reporter | None = None,
         seed: int = 0,
+        tls: tuple[ssl.SSLContext, ssl.SSLContext] | None = None,
+        max_connections: int = MAX_CONNECTIONS,
+        max_outbox: int = MAX_OUTBOX,
     ) -> None:
         self.url = url  # how peers reach this process (also its id on the wire)
         self.clock = clock
         self.token = token
+        self.tls = tls  # (server context, client context): mutual TLS, or None
+        self.scheme = "https" if tls is not None else "http"
+        self.max_connections = max_connections
+        self.max_outbox = max_outbox
+        self.strict = False  # membership known: senders, roles and fields checked
+        self.roles: dict[str, str] = {}  # actor address -> its role
+        self.identities: dict[str, str] = {}  # process url -> the name in its certificate
+        self.dropped: Counter[str] = Counter()
         self.batching = batching
         self.max_batch_bytes = max_batch_bytes
         self.reporter = reporter
@@ -96,6 +130,7 @@ class NetTransport:
         self.app.router.add_get("/health", self._health)
         self.app.router.add_get("/stats", self._stats)
         self._incoming: set[web.WebSocketResponse] = set()
+        self._connections = 0
 
     # -- membership ------------------------------------------------------------------
     def register(self, actor: Actor, rng: np.random.Generator | None = None) -> Actor:
@@ -107,11 +142,43 @@ class NetTransport:
         actor.attach(Context(self.clock, self, self.reporter, rng if rng is not None else np.random.default_rng(seed)))
         return actor
 
-    def set_directory(self, directory: dict[str, str]) -> None:
-        """Where every actor of the cluster lives (from the bootstrap's membership)."""
+    def set_directory(self, directory: dict[str, str], roles: dict[str, str] | None = None, identities: dict[str, str] | None = None) -> None:
+        """Where every actor of the cluster lives (from the bootstrap's membership); with
+        ``roles`` (actor -> role) and ``identities`` (process url -> certificate name),
+        every message from then on is checked against them."""
         self.directory.update(directory)
         for a in self.actors:
             self.directory[a] = self.url
+        if roles is not None:
+            self.roles.update(roles)
+            self.identities.update(identities or {})
+            self.strict = True
+
+    # -- who is calling ------------------------------------------------------------------
+    @staticmethod
+    def peer_identity(request: web.BaseRequest) -> Identity | None:
+        """The verified certificate's identity of an HTTP or WebSocket caller (TLS only)."""
+        tls = request.transport.get_extra_info("ssl_object") if request.transport is not None else None
+        return identity_of(tls.getpeercert()) if tls is not None else None
+
+    def authorise(self, request: web.BaseRequest, roles: frozenset[str] | None = None) -> web.Response | None:
+        """None if the caller may use this endpoint, else the 403 to answer (counted as a
+        ``forbidden`` request). With TLS the caller's certificate must carry one of
+        ``roles`` (None: any member or admin); with only a token, it must send the token;
+        with neither (loopback or ``--insecure``) anyone may."""
+        if self.tls is not None:
+            who = self.peer_identity(request)
+            if who is not None and (roles is None or who.role in roles):
+                return None
+            why = f"{who.role} {who.name!r} may not use {request.path}" if who is not None else "no client certificate"
+        elif self.token is not None:
+            if hmac.compare_digest(request.headers.get(TOKEN_HEADER, "").encode(), self.token.encode()):
+                return None
+            why = "missing or wrong cluster token"
+        else:
+            return None
+        self._reject("forbidden", f"{request.remote}: {request.method} {request.path}: {why}")
+        return web.json_response({"error": why}, status=403)
 
     # -- sending ---------------------------------------------------------------------
     def send(self, src: str, dst: str, msg: Message) -> None:
@@ -137,6 +204,12 @@ class NetTransport:
                 self.stats.undeliverable += 1
                 return
             peer.down, peer.task = False, None  # try again: a partition may have healed
+        if len(peer.outbox) >= self.max_outbox:
+            self.stats.undeliverable += 1
+            self.dropped["outbox_full"] += 1
+            if self.dropped["outbox_full"] in (1, 1000) or self.dropped["outbox_full"] % 100_000 == 0:
+                log.warning("outbox full, message dropped", peer=url, outbox=len(peer.outbox), dropped=self.dropped["outbox_full"])
+            return
         peer.outbox.append((src, dst, data))
         peer.ready.set()
         if peer.task is None:
@@ -150,6 +223,7 @@ class NetTransport:
             try:
                 assert self._session is not None
                 async with self._session.ws_connect(peer.url + "/ws", max_msg_size=self.max_batch_bytes, heartbeat=None) as ws:
+                    self._check_peer_identity(peer.url, ws)
                     backoff, waiting_since = 0.02, None
                     while not ws.closed:
                         await peer.ready.wait()
@@ -182,6 +256,18 @@ class NetTransport:
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 0.5)
 
+    def _check_peer_identity(self, url: str, ws: aiohttp.ClientWebSocketResponse) -> None:
+        """The process we dialled must hold the certificate the directory names for it
+        (TLS already proved the certificate is the cluster CA's)."""
+        expected = self.identities.get(url)
+        if self.tls is None or expected is None:
+            return
+        tls = ws.get_extra_info("ssl_object")
+        who = identity_of(tls.getpeercert()) if tls is not None else None
+        if who is None or who.name != expected:
+            self._reject("wrong_peer_identity", f"{url} answered with {who.name if who else 'no'} certificate, the directory says {expected!r}")
+            raise ConnectionResetError(f"{url} is not {expected}")
+
     def _chunks(self, items: list[tuple[str, str, bytes]]) -> list[list[tuple[str, str, bytes]]]:
         """Split a batch so no chunk goes over the size limit the peer enforces."""
         budget = self.max_batch_bytes - 1024
@@ -199,15 +285,31 @@ class NetTransport:
 
     # -- receiving -------------------------------------------------------------------
     async def _serve_ws(self, request: web.Request) -> web.StreamResponse:
+        if self._connections >= self.max_connections:
+            self._reject("too_many_connections", f"{request.remote}: {self._connections} connections open")
+            return web.json_response({"error": "too many connections"}, status=503)
+        identity = self.peer_identity(request)
+        if self.tls is not None and identity is None:
+            self._reject("forbidden", f"{request.remote}: a connection without a dgdrf certificate")
+            return web.json_response({"error": "no client certificate"}, status=403)
+        self._connections += 1
+        try:
+            return await self._serve_connection(request, identity)
+        finally:
+            self._connections -= 1
+
+    async def _serve_connection(self, request: web.Request, identity: Identity | None) -> web.StreamResponse:
         ws = web.WebSocketResponse(max_msg_size=self.max_batch_bytes, heartbeat=None)
         await ws.prepare(request)
         self._incoming.add(ws)
         peer = request.remote or "?"
+        if identity is not None:
+            peer = f"{identity.name}@{peer}"
         counted = False
         try:
             async for frame in ws:
                 if frame.type == aiohttp.WSMsgType.BINARY:
-                    self._receive_batch(frame.data, peer)
+                    self._receive_batch(frame.data, peer, identity)
                 elif frame.type == aiohttp.WSMsgType.TEXT:
                     self._reject("text_frame", f"text frame from {peer}")
                 elif frame.type == aiohttp.WSMsgType.ERROR:
@@ -224,32 +326,53 @@ class NetTransport:
             self._reject("connection_error", f"{peer}: connection ended without a close (code {ws.close_code}), possibly mid-frame")
         return ws
 
-    def _receive_batch(self, data: bytes, peer: str) -> None:
+    def _receive_batch(self, data: bytes, peer: str, identity: Identity | None = None) -> None:
         try:
-            _, items = decode_batch(data, self.token, self.max_batch_bytes)
+            sender, items = decode_batch(data, self.token, self.max_batch_bytes)
         except BadToken as exc:
             self._reject("bad_token", f"{peer}: {exc}")
             return
         except DecodeError as exc:
             self._reject("malformed", f"{peer}: {exc}")
             return
+        strict = self.strict
+        if strict:
+            holder = self.identities.get(sender)
+            if holder is None:
+                self._reject("unknown_sender", f"{peer}: a batch from {sender!r}, not a cluster process")
+                return
+            if self.tls is not None and (identity is None or identity.name != holder):
+                self._reject("impersonation", f"{peer}: a batch as process {sender} (whose certificate is {holder!r})")
+                return
         directory, actors = self.directory, self.actors
         for src, dst, frame in items:
-            if src not in directory:
+            home = directory.get(src)
+            if home is None:
                 self._reject("unknown_sender", f"{peer}: message from {src!r}, not a cluster member")
+                continue
+            if strict and home != sender:
+                self._reject("impersonation", f"{peer}: process {sender} sent a message as {src!r}, which lives at {home}")
                 continue
             actor = actors.get(dst)
             if actor is None:
                 self._reject("unknown_destination", f"{peer}: message for {dst!r}, not hosted here")
                 continue
-            self._dispatch(actor, src, frame)
+            self._dispatch(actor, src, frame, strict)
 
-    def _dispatch(self, actor: Actor, src: str, frame: bytes) -> None:
+    def _dispatch(self, actor: Actor, src: str, frame: bytes, checked: bool = False) -> None:
+        """Decode and hand ``frame`` to ``actor``; ``checked``: it came from another
+        process once the membership is known, so its fields and its sender's role are
+        checked first."""
         try:
-            msg = decode(frame)
+            msg = decode_checked(frame) if checked else decode(frame)
         except DecodeError as exc:
             self._reject("bad_message", f"from {src}: {exc}")
             return
+        if checked:
+            allowed = type(msg).SENDERS
+            if allowed is not None and self.roles.get(src) not in allowed:
+                self._reject("not_allowed", f"{src} ({self.roles.get(src)}) may not send {type(msg).__name__} (only {', '.join(sorted(allowed))})")
+                return
         self.delivered += 1
         try:
             actor.receive(src, msg)
@@ -270,24 +393,33 @@ class NetTransport:
             "actors": sorted(self.actors),
             "delivered": self.delivered,
             "rejected": dict(self.rejected),
+            "dropped": dict(self.dropped),
             "handler_errors": self.handler_errors,
             "messages": {"count": self.stats.count, "nbytes": self.stats.nbytes, "undeliverable": self.stats.undeliverable},
             "reports": {"count": sum(self.report_stats.count), "bytes": sum(self.report_stats.nbytes)},
         }
 
     async def _health(self, request: web.Request) -> web.Response:
-        return web.json_response({"ok": True, "url": self.url, "actors": sorted(self.actors)})
+        denied = self.authorise(request)
+        return denied or web.json_response({"ok": True, "url": self.url, "actors": sorted(self.actors)})
 
     async def _stats(self, request: web.Request) -> web.Response:
-        return web.json_response(self.counters())
+        denied = self.authorise(request, STATS_ROLES)
+        return denied or web.json_response(self.counters())
+
+    def client_session(self, total_timeout: float | None = None, connect_timeout: float = 2.0) -> aiohttp.ClientSession:
+        """A session that dials with this node's credentials (certificate or token)."""
+        connector = aiohttp.TCPConnector(ssl=self.tls[1]) if self.tls is not None else None
+        headers = {TOKEN_HEADER: self.token} if self.token else {}
+        return aiohttp.ClientSession(connector=connector, headers=headers, timeout=aiohttp.ClientTimeout(total=total_timeout, connect=connect_timeout))
 
     # -- lifecycle ----------------------------------------------------------------------
     async def start(self, host: str, port: int) -> web.AppRunner:
         """Serve on host:port (port 0: any free port; :attr:`bound_port` tells which)."""
-        self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None, connect=2.0))
+        self._session = self.client_session()
         runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
         await runner.setup()
-        site = web.TCPSite(runner, host, port)
+        site = web.TCPSite(runner, host, port, ssl_context=self.tls[0] if self.tls is not None else None)
         await site.start()
         self.bound_port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         self._runner = runner

@@ -9,6 +9,9 @@ on receipt (:mod:`dgdrf.runtime.net`). ``admin`` is not an actor: it is the oper
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 BOOTSTRAP = "bootstrap"
 COLLECTOR = "collector"
 GATEWAY = "gateway"
@@ -20,3 +23,22 @@ ADMIN = "admin"
 MEMBER_ROLES = (BOOTSTRAP, COLLECTOR, GATEWAY, SERVER, USER)
 #: every role a certificate can carry
 ROLES = (*MEMBER_ROLES, ADMIN)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who is at the other end of a connection, from its verified certificate."""
+
+    name: str
+    role: str
+
+
+def identity_of(peercert: dict[str, Any] | None) -> Identity | None:
+    """The identity in a certificate verified by the TLS handshake (``getpeercert()``)."""
+    if not peercert:
+        return None
+    fields = {k: v for rdn in peercert.get("subject", ()) for k, v in rdn}
+    name, role = fields.get("commonName"), fields.get("organizationalUnitName")
+    if not name or role not in ROLES:
+        return None
+    return Identity(name, role)
