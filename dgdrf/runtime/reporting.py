@@ -14,7 +14,7 @@ from dgdrf.runtime.messages import message
 from dgdrf.runtime.roles import MEMBER_ROLES
 
 
-@message(60, senders=MEMBER_ROLES)
+@message(60, senders=MEMBER_ROLES, signed=("time",))  # before the common start the cluster clock is negative
 class Report:
     """Any node -> collector: event ``kind`` at ``time`` (the cluster's clock) with ``fields``."""
 
