@@ -1,0 +1,131 @@
+"""A real cluster under attack from an insider and from outsiders (issue 17).
+
+The cluster runs `drf` on loopback with the keys `cluster up` makes (mutual TLS, one
+certificate per process). The attacker holds one user process's certificate (a member
+gone bad) and tries what an earlier version let anyone do: a MemberDown "from the
+bootstrap" (ended the run at once), a TaskRequest with a negative demand (over-committed
+the central scheduler), an Allocate for a user that does not exist (a server started
+it), POST /shutdown, and a flood of reports of made-up kinds (grew the result's
+events). Outsiders, without a certificate or with one of another CA, try to join and
+to send. Every attempt must be refused and counted, and the run must end as the
+undisturbed one does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import ssl
+import time
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from dgdrf.cluster.keys import Credentials, make_keys
+from dgdrf.cluster.launcher import Cluster
+from dgdrf.emulation import RunConfig, run_emulation
+from dgdrf.model.generators import google_2011_scenario
+from dgdrf.model.scenario import build_scenario, load_scenario
+from dgdrf.nodes.protocol import Allocate, MemberDown, TaskRequest
+from dgdrf.runtime.messages import encode
+from dgdrf.runtime.reporting import Report
+from dgdrf.runtime.wire import encode_batch
+
+TIMEOUT = 240.0
+
+
+@pytest.fixture(scope="module")
+def scenario_file(tmp_path_factory) -> Path:
+    """4 servers, 3 users; small tasks, so a drf run lasts several seconds."""
+    base = google_2011_scenario(4, 3, 5)
+    sc = build_scenario(base.resources, list(base.servers), [(u.id, [x / 2 for x in u.demand]) for u in base.users], name="attack-4x3")
+    path = tmp_path_factory.mktemp("attack") / "attack-4x3.json"
+    sc.write_json(path)
+    return path
+
+
+def _wait_started(cluster: Cluster) -> None:
+    log = cluster.logs / "collector.log"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and '"started"' not in log.read_text(errors="replace"):
+        time.sleep(0.05)
+
+
+async def _attack(cluster: Cluster, boot: str, other_ca: Credentials) -> dict[str, object]:
+    """Everything the attacker tries; returns what it saw."""
+    seen: dict[str, object] = {}
+    insider = Credentials.from_dir(cluster.keys, "user-1")
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=insider.client_context())) as s:
+        async with s.get(boot + "/cluster") as r:
+            doc = await r.json()
+        directory, roles = doc["directory"], doc["roles"]
+        me = next(url for url, name in doc["identities"].items() if name == "user-1")
+        my_user = next(a for a, url in directory.items() if url == me)
+        scheduler = next(a for a, role in roles.items() if role == "server")  # the central scheduler: the first server
+        collector_url, scheduler_url = directory["collector"], directory[scheduler]
+
+        async def send(url: str, sender: str, items: list[tuple[str, str, bytes]]) -> None:
+            async with s.ws_connect(url + "/ws") as ws:
+                await ws.send_bytes(encode_batch(None, sender, items))
+                await asyncio.sleep(0.05)
+
+        everyone = sorted(a for a, role in roles.items() if role == "server")
+        down = encode(MemberDown(everyone))
+        await send(collector_url, me, [("bootstrap", "collector", down)])  # as the bootstrap, from my process
+        await send(collector_url, directory["bootstrap"], [("bootstrap", "collector", down)])  # as the bootstrap's process
+        await send(collector_url, me, [(my_user, "collector", down)])  # as myself: a user may not
+        await send(scheduler_url, me, [(my_user, scheduler, encode(TaskRequest(my_user, 99, [-50.0, -50.0], 0.0)))])
+        await send(directory[everyone[-1]], me, [(my_user, everyone[-1], encode(Allocate("nobody", 1, [0.1, 0.1], 0.0)))])
+        junk = [(my_user, "collector", encode(Report(f"junk-{i}", 1.0, {"x": i}))) for i in range(2000)]
+        for i in range(0, len(junk), 500):
+            await send(collector_url, me, junk[i : i + 500])
+        async with s.post(scheduler_url + "/shutdown") as r:
+            seen["shutdown_by_user"] = r.status
+        async with s.get(scheduler_url + "/stats") as r:
+            seen["stats_by_user"] = r.status
+        async with s.post(boot + "/join", json={"role": "collector", "url": me, "count": 1}) as r:
+            seen["join_as_collector"] = r.status
+
+    outsiders = {"no certificate": ssl.create_default_context(cafile=str(cluster.keys / "ca.crt")), "another CA": other_ca.client_context()}
+    outsiders["no certificate"].check_hostname = False
+    for who, ctx in outsiders.items():
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=ctx)) as s:
+            for what, call in (("join", lambda: s.post(boot + "/join", json={"role": "server", "url": "https://127.0.0.1:1", "count": 1})),
+                               ("send", lambda: s.ws_connect(collector_url + "/ws")), ("shutdown", lambda: s.post(scheduler_url + "/shutdown"))):
+                try:
+                    async with call() as r:
+                        seen[f"{what} with {who}"] = getattr(r, "status", "connected")
+                except (aiohttp.ClientError, ssl.SSLError, OSError) as exc:
+                    seen[f"{what} with {who}"] = type(exc).__name__
+    return seen
+
+
+def test_forged_messages_and_outsiders_are_refused_and_the_run_ends_as_undisturbed(scenario_file, tmp_path):
+    other = tmp_path / "other-ca"
+    make_keys(other)
+    cluster = Cluster(["--scenario", str(scenario_file), "--policy", "drf", "--tick", "0.05"], 4, 3, verbose=True)
+    out = cluster.logs / "result.json"
+    try:
+        boot = cluster.start(out)
+        _wait_started(cluster)
+        seen = asyncio.run(_attack(cluster, boot, Credentials.from_dir(other, "server")))
+        assert cluster.wait_collector(TIMEOUT) == 0, cluster.tail("collector", 20)
+        result = json.loads(out.read_text())
+    finally:
+        cluster.stop()
+    assert seen["shutdown_by_user"] == 403 and seen["stats_by_user"] == 403 and seen["join_as_collector"] == 403
+    for what in ("join", "send", "shutdown"):
+        for who in ("no certificate", "another CA"):
+            assert seen[f"{what} with {who}"] not in (200, 202, 403, "connected"), (what, who, seen)  # the TLS handshake fails
+    rejected: dict[str, int] = {}
+    for counts in result["rejected_frames"].values():
+        for reason, n in counts.items():
+            rejected[reason] = rejected.get(reason, 0) + n
+    assert rejected["impersonation"] == 2 and rejected["not_allowed"] == 2 and rejected["bad_message"] == 1
+    assert rejected["unknown_report_kind"] == 2000 and rejected["forbidden"] >= 3
+    assert result["stop_reason"] == "saturated" and result["invariant_violations"] == []
+    assert "servers_down" not in result["events"] and not any(k.startswith("junk") for k in result["events"])
+    emulated = run_emulation(load_scenario(scenario_file), RunConfig(policy="drf", tick=0.05)).to_dict()
+    assert result["allocations"] == emulated["allocations"]
+    assert result["min_share"] == pytest.approx(emulated["min_share"], rel=1e-9)
