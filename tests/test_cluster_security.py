@@ -129,3 +129,31 @@ def test_forged_messages_and_outsiders_are_refused_and_the_run_ends_as_undisturb
     emulated = run_emulation(load_scenario(scenario_file), RunConfig(policy="drf", tick=0.05)).to_dict()
     assert result["allocations"] == emulated["allocations"]
     assert result["min_share"] == pytest.approx(emulated["min_share"], rel=1e-9)
+
+
+def _dgdrf(*args: str, timeout: float = 60) -> "subprocess.CompletedProcess[str]":
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "dgdrf", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_a_node_beyond_loopback_without_keys_refuses_to_start_and_says_why(tmp_path):
+    r = _dgdrf("node", "--role", "server", "--bootstrap", "https://10.9.9.9:7000", "--listen", "0.0.0.0:0")
+    assert r.returncode == 2 and r.stderr.startswith("dgdrf: error: refusing to listen on 0.0.0.0:0 without credentials") and "--insecure" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_keys_and_their_errors(tmp_path):
+    keys = tmp_path / "keys"
+    r = _dgdrf("cluster", "keys", str(keys), "--servers", "2")
+    assert r.returncode == 0, r.stderr
+    assert {p.name for p in keys.iterdir()} >= {"ca.crt", "ca.key", "server-1.crt", "server-2.key", "admin.crt", "user.key"}
+    assert oct((keys / "server-1.key").stat().st_mode & 0o777) == "0o600" and oct((keys / "ca.key").stat().st_mode & 0o777) == "0o600"
+    assert Credentials.from_dir(keys, "server-2").identity.role == "server"
+    again = _dgdrf("cluster", "keys", str(keys))
+    assert again.returncode == 2 and "exists" in again.stderr and "--force" in again.stderr
+    wrong = _dgdrf("node", "--role", "server", "--bootstrap", "https://10.9.9.9:7000", "--keys", str(keys), "--key-name", "user")
+    assert wrong.returncode == 2 and "is a user's certificate; this node is a server" in wrong.stderr
+    missing = _dgdrf("node", "--role", "gateway", "--bootstrap", "https://10.9.9.9:7000", "--keys", str(tmp_path / "none"))
+    assert missing.returncode == 2 and "dgdrf cluster keys" in missing.stderr
