@@ -51,6 +51,7 @@ _positive_int = _number(int, 1, float("inf"), False, "a positive integer")
 _non_negative_int = _number(int, 0, float("inf"), False, "a non-negative integer")
 _positive_float = _number(float, 0.0, MAX_SECONDS, True, f"a positive number of at most {MAX_SECONDS:g}")
 _certificates = _number(int, 0, 100_000, False, "a number of certificates from 0 to 100000")
+_non_negative_float = _number(float, 0.0, MAX_SECONDS, False, f"a number of seconds from 0 to {MAX_SECONDS:g}")
 _probability = _number(float, 0.0, 1.0, False, "a probability in [0, 1]")
 
 
@@ -132,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     node.add_argument("--count", type=_positive_int, default=int(env_default("count", 1)), help="servers or users this process hosts (default 1; env DGDRF_COUNT)")
     node.add_argument("--keys", type=Path, default=env_default("keys"), metavar="DIR", help="the cluster's keys (dgdrf cluster keys DIR): DIR/ca.crt and this node's certificate; every connection is then mutual TLS and every message checked against its sender's certificate (env DGDRF_KEYS)")
     node.add_argument("--key-name", default=env_default("key_name"), metavar="NAME", help="this node's certificate in --keys: NAME.crt and NAME.key (default: its role; env DGDRF_KEY_NAME)")
+    node.add_argument("--wait-keys", type=_non_negative_float, default=env_default("wait_keys", "0"), metavar="SECONDS", help="wait this long for --keys to appear (compose: another container makes them; env DGDRF_WAIT_KEYS)")
     node.add_argument("--insecure", action="store_true", default=env_default("insecure", "") not in ("", "0"), help="listen beyond loopback without --keys (anyone who reaches the port can act as any member; env DGDRF_INSECURE=1)")
     node.add_argument("--token", default=env_default("token"), help="shared cluster token: frames without it are rejected (env DGDRF_TOKEN); does not tell members apart, --keys does")
     node.add_argument("--no-batching", action="store_true", help="one WebSocket frame per message instead of batches")
@@ -157,6 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     keys.add_argument("--users", type=_certificates, default=0, help="also one certificate per user process: user-1 ... user-M")
     keys.add_argument("--days", type=_positive_int, default=365, help="validity (default 365 days)")
     keys.add_argument("--force", action="store_true", help="replace keys already in DIR")
+    keys.add_argument("--if-missing", action="store_true", help="keep the keys already in DIR, if any (compose makes them on the first up)")
     up.add_argument("--no-batching", action="store_true", help="one WebSocket frame per message")
     up.add_argument("--json", type=Path, metavar="OUT", help="write the result as JSON (the dgdrf run --json format)")
     up.add_argument("--quiet", action="store_true", help="print no table")
@@ -437,6 +440,10 @@ def cmd_node(args: argparse.Namespace) -> int:
         token=args.token or None, batching=not args.no_batching, json_out=args.json, quiet=args.quiet, die_with_parent=args.die_with_parent,
         keys=Path(args.keys) if args.keys else None, key_name=args.key_name or None, insecure=args.insecure,
     )
+    if opts.keys is not None and args.wait_keys > 0:
+        from dgdrf.cluster.keys import wait_for_keys
+
+        wait_for_keys(opts.keys, opts.key_name or opts.role, args.wait_keys)
     if args.role == "bootstrap":
         _env_run_defaults(args)
         opts.scenario, opts.config = _cluster_inputs(args)
@@ -469,6 +476,11 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     if args.cluster == "keys":
         from dgdrf.cluster.keys import make_keys, node_names
 
+        from dgdrf.cluster.keys import CA_CERT
+
+        if args.if_missing and (args.dir / CA_CERT).exists():
+            print(f"keys already in {args.dir}: kept", file=sys.stderr)
+            return 0
         files = make_keys(args.dir, node_names(args.servers, args.users), days=args.days, force=args.force)
         print(f"{len(files) // 2 - 1} certificates and the CA in {args.dir}: give each node ca.crt and its own NAME.crt/NAME.key (--keys DIR --key-name NAME); keep ca.key on this machine", file=sys.stderr)
         return 0

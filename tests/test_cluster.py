@@ -160,3 +160,62 @@ def test_user_gives_up_a_placement_accepted_from_a_server_that_went_down():
             gateway.send("u1", HomeMoved("home", "new-home") if step == "moved" else MemberDown(["home", "walker"]))
             settle(clock)
         assert new_home.got == [("task", 1)] and user.task_id == 1, order
+
+
+def _start_and_wait(cluster: Cluster, out: Path, after: float) -> None:
+    cluster.start(out)
+    deadline = time.monotonic() + TIMEOUT
+    log = cluster.logs / "collector.log"
+    while time.monotonic() < deadline and '"started"' not in log.read_text(errors="replace"):
+        assert cluster.procs["collector"].poll() is None, cluster.tail("collector", 10)
+        time.sleep(0.1)
+    time.sleep(after)
+
+
+def _wait_all_gone(cluster: Cluster, bound: float) -> float:
+    t0 = time.monotonic()
+    for p in cluster.procs.values():
+        try:
+            p.wait(max(0.0, bound - (time.monotonic() - t0)))
+        except subprocess.TimeoutExpired:
+            pass
+    return time.monotonic() - t0
+
+
+#: a dead collector is found by MISSES_TO_DOWN missed pings (0.5 s apart, 1 s each at
+#: most), then every node is told to shut down: well within this
+GONE_WITHIN_S = 15.0
+
+
+def test_a_killed_collector_takes_every_node_down_promptly(scenario_file):
+    cluster = Cluster(["--scenario", str(scenario_file), "--policy", "drf", "--tick", "0.05"], 8, 4, processes=4, verbose=True)
+    try:
+        _start_and_wait(cluster, cluster.logs / "result.json", 1.0)
+        cluster.procs["collector"].send_signal(signal.SIGKILL)
+        took = _wait_all_gone(cluster, GONE_WITHIN_S)
+        alive = [name for name, p in cluster.procs.items() if p.poll() is None]
+    finally:
+        cluster.stop(grace=0.0)
+    assert alive == [] and took < GONE_WITHIN_S, (alive, took)
+    assert cluster.procs["bootstrap"].returncode == 1  # a run without a result is a failure
+    assert "collector stopped answering" in (cluster.logs / "bootstrap.log").read_text()
+
+
+def test_a_killed_gateway_ends_the_run_with_a_named_reason(scenario_file):
+    cluster = Cluster(["--scenario", str(scenario_file), "--policy", "drf", "--tick", "0.05"], 8, 4, processes=4, verbose=True)
+    out = cluster.logs / "result.json"
+    try:
+        _start_and_wait(cluster, out, 1.0)
+        cluster.procs["gateway"].send_signal(signal.SIGKILL)
+        t0 = time.monotonic()
+        code = cluster.wait_collector(GONE_WITHIN_S)
+        took = time.monotonic() - t0
+        _wait_all_gone(cluster, GONE_WITHIN_S)
+        alive = [name for name, p in cluster.procs.items() if p.poll() is None]
+    finally:
+        cluster.stop(grace=0.0)
+    assert code == 1 and took < GONE_WITHIN_S, (code, took, cluster.tail("collector", 10))
+    result = json.loads(out.read_text())
+    assert result["stop_reason"] == "gateway_down" and result["members_down"] == {"gateway": 1}
+    assert "servers_down" not in result["events"] and result["invariant_violations"] == []
+    assert alive == []

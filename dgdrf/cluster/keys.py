@@ -145,6 +145,25 @@ class Credentials:
         return ctx
 
 
+def wait_for_keys(directory: Path, name: str, patience: float) -> None:
+    """Wait up to ``patience`` seconds for ``ca.crt`` (written last) and the node's
+    certificate to appear, saying so every few seconds (compose starts a keys container
+    beside the nodes)."""
+    import sys
+    import time
+
+    deadline = time.monotonic() + patience
+    said = 0.0
+    while not ((directory / CA_CERT).is_file() and (directory / f"{name}.crt").is_file()):
+        now = time.monotonic()
+        if now >= deadline:
+            return  # Credentials.from_dir then says what is missing
+        if now - said >= 5.0:
+            print(f"dgdrf node: waiting for the cluster's keys in {directory} ({deadline - now:.0f} s left)", file=sys.stderr)
+            said = now
+        time.sleep(0.2)
+
+
 def node_names(servers: int = 0, users: int = 0) -> dict[str, str]:
     """One certificate per role, plus ``server-1..N`` and ``user-1..M`` for clusters
     whose servers and users should not be able to speak for one another."""

@@ -145,8 +145,9 @@ class Membership:
             return web.json_response({"waiting": self.expected}, status=202)
         return web.json_response({"directory": self.directory, "roles": self.roles, "identities": self.identities, "epoch": self.epoch})
 
-    async def watch(self, session: aiohttp.ClientSession, own_url: str) -> None:
-        """Ping every other process; declare the silent ones down (MemberDown)."""
+    async def watch(self, session: aiohttp.ClientSession, own_url: str, collector_down: Any = None) -> None:
+        """Ping every other process; declare the silent ones down (MemberDown). A dead
+        collector ends the run (nobody else can): ``collector_down()`` is called."""
         misses: dict[str, int] = {}
         while True:
             await asyncio.sleep(PING_PERIOD_S)
@@ -165,6 +166,10 @@ class Membership:
                     self.down.add(url)
                     gone = self.processes[url]
                     log.warning("process down", url=url, actors=gone)
+                    if COLLECTOR in gone:
+                        if collector_down is not None:
+                            collector_down()
+                        return
                     # users too: one may have accepted a placement from a server now gone
                     tell = [GATEWAY, COLLECTOR, *(u.id for u in self.scenario.users)]
                     if not POLICIES[self.config.policy].distributed:

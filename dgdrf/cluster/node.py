@@ -49,6 +49,16 @@ from dgdrf.runtime.stats import MessageStats
 
 log = get_logger("dgdrf.node")
 JOIN_PATIENCE_S = 120.0
+JOIN_PROGRESS_S = 5.0  # while joining, a line on stderr this often
+#: a node pings the bootstrap this often once the run started, and ends when it has not
+#: answered for BOOTSTRAP_PATIENCE_S (the cluster has lost its failure detector and, if
+#: the collector went with it, anyone to end the run)
+HEARTBEAT_S = 1.0
+BOOTSTRAP_PATIENCE_S = 5.0
+#: wall seconds past the run's max_time after which a node ends whatever happened
+DEADLINE_GRACE_S = 60.0
+#: stop reasons of a run that could not go on: the collector exits non-zero with them
+FATAL_STOPS = ("gateway_down", "scheduler_down", "bootstrap_down", "deadline")
 
 
 @dataclass
@@ -72,12 +82,19 @@ class NodeOptions:
 
 
 class CollectorActor(Actor):
-    """Receives every node's reports for the Collector; hears of servers going down."""
+    """Receives every node's reports for the Collector; hears of members going down.
 
-    def __init__(self, collector: Collector, reject: Any = None) -> None:
+    Servers that go down are retired (saturation is judged on the rest); the gateway or
+    the central scheduler going down ends the run (``fatal``): nothing can be placed."""
+
+    def __init__(self, collector: Collector, reject: Any = None, roles: dict[str, str] | None = None, scheduler: str | None = None) -> None:
         super().__init__(COLLECTOR)
         self.collector = collector
         self.reject = reject  # the transport's rejection counter, for reports of unknown kinds
+        self.member_roles = roles if roles is not None else {}  # actor -> role (the transport's, filled at the start)
+        self.scheduler = scheduler  # the central scheduler's address (centralized policies)
+        self.members_down: dict[str, int] = {}  # role -> actors declared down
+        self.fatal: str | None = None
 
     def on_Report(self, src: str, msg: Report) -> None:
         if msg.kind not in REPORT_KINDS:  # a forged kind would add a key to the result's events
@@ -94,7 +111,17 @@ class CollectorActor(Actor):
             log.warning("bad report", src=src, kind=msg.kind, error=str(exc))
 
     def on_MemberDown(self, src: str, msg: MemberDown) -> None:
-        self.collector.retire_servers(list(msg.addresses), self.now())
+        gone = list(msg.addresses)
+        for a in gone:
+            role = self.member_roles.get(a, "unknown")
+            self.members_down[role] = self.members_down.get(role, 0) + 1
+        if GATEWAY in gone:
+            self.fatal = self.fatal or "gateway_down"
+        if self.scheduler is not None and self.scheduler in gone:
+            self.fatal = self.fatal or "scheduler_down"
+        servers = [a for a in gone if self.member_roles.get(a) == "server"]
+        if servers:
+            self.collector.retire_servers(servers, self.now())
 
 
 def _split(listen: str) -> tuple[str, int]:
@@ -172,9 +199,20 @@ async def run_node(opts: NodeOptions) -> int:
                 return 0
             transport.set_directory(membership.directory, membership.roles, membership.identities)
             _start_at(clock, transport, membership.epoch)
-            watcher = loop.create_task(membership.watch(session, transport.url))
+            collector_lost = asyncio.Event()
+
+            def on_collector_down() -> None:
+                collector_lost.set()
+                stop.set()
+
+            watcher = loop.create_task(membership.watch(session, transport.url, on_collector_down))
             await stop.wait()
             watcher.cancel()
+            if collector_lost.is_set():  # nobody else can end the run: end it here
+                print("dgdrf node: error: the collector stopped answering; the run has no result; shutting every node down", file=sys.stderr)
+                log.error("collector down, ending the run")
+                await asyncio.gather(*(_post(session, u + "/shutdown") for u in membership.processes if u not in membership.down))
+                return 1
             return 0
         assignment = await _join(session, opts, transport.url, stop)
         if assignment is None:
@@ -182,11 +220,13 @@ async def run_node(opts: NodeOptions) -> int:
         scenario = parse_scenario(assignment["scenario"], source="bootstrap")
         config = RunConfig.from_settings({}, **assignment["config"])
         policy = make_policy(config.policy, policy_options(scenario, config))
-        collector = None
+        collector = collector_actor = None
         if opts.role == "collector":
             collector = Collector(scenario, on_saturated=None)
             transport.reporter = collector
-            transport.register(CollectorActor(collector, transport._reject))
+            scheduler = None if policy.distributed else scenario.servers[0].id
+            collector_actor = CollectorActor(collector, transport._reject, transport.roles, scheduler)
+            transport.register(collector_actor)
         else:
             transport.reporter = RemoteReporter(transport, COLLECTOR)
             ids = set(assignment["actors"])
@@ -206,11 +246,19 @@ async def run_node(opts: NodeOptions) -> int:
         transport.set_directory(cluster["directory"], cluster["roles"], cluster["identities"])
         _start_at(clock, transport, cluster["epoch"])
         log.info("started", role=opts.role, actors=len(transport.actors), processes=len(set(cluster["directory"].values())))
+        ending: list[str] = []  # why this node must end: the bootstrap gone, or the deadline
+        heartbeat = loop.create_task(_watch_bootstrap(session, opts.bootstrap, ending, None if collector is not None else stop))
+        deadline = loop.call_later(max(0.0, cluster["epoch"] - time.time()) + config.max_time + DEADLINE_GRACE_S, lambda: (ending.append("deadline"), stop.set()))
         if collector is not None:
-            result_task = loop.create_task(_collect(collector, scenario, config, policy.allocation_start, clock, transport, session, cluster["directory"], opts, stop))
+            result_task = loop.create_task(_collect(collector, collector_actor, scenario, config, policy.allocation_start, clock, transport, session, cluster["directory"], opts, stop, ending))
         await stop.wait()
+        heartbeat.cancel()
+        deadline.cancel()
         if result_task is not None:
             status = await result_task if result_task.done() else 1
+        elif ending:
+            status = 1
+            print(f"dgdrf node: error: {opts.role} ending: {ending[0].replace('_', ' ')}", file=sys.stderr)
     finally:
         if result_task is not None and not result_task.done():
             result_task.cancel()
@@ -238,6 +286,7 @@ async def _join(session: aiohttp.ClientSession, opts: NodeOptions, url: str, sto
     deadline = time.monotonic() + JOIN_PATIENCE_S
     body = {"role": opts.role, "url": url, "count": opts.count}
     last = ""
+    said = time.monotonic()
     while not stop.is_set() and time.monotonic() < deadline:
         try:
             async with session.post(opts.bootstrap + "/join", json=body) as r:
@@ -249,10 +298,39 @@ async def _join(session: aiohttp.ClientSession, opts: NodeOptions, url: str, sto
                 return None
         except (aiohttp.ClientError, OSError, asyncio.TimeoutError, json.JSONDecodeError) as exc:
             last = f"{type(exc).__name__}: {exc}"
+        now = time.monotonic()
+        if now - said >= JOIN_PROGRESS_S:  # say why we are still waiting (a wrong URL or CA looks just like a slow bootstrap)
+            print(f"dgdrf node: waiting for the bootstrap at {opts.bootstrap} ({deadline - now:.0f} s left): {last[:200]}", file=sys.stderr)
+            said = now
         await asyncio.sleep(0.2)
     if not stop.is_set():
         print(f"dgdrf node: error: no bootstrap at {opts.bootstrap} within {JOIN_PATIENCE_S:.0f} s ({last})", file=sys.stderr)
     return None
+
+
+async def _watch_bootstrap(session: aiohttp.ClientSession, bootstrap: str, ending: list[str], stop: asyncio.Event | None) -> None:
+    """Ping the bootstrap every HEARTBEAT_S; after BOOTSTRAP_PATIENCE_S of silence add
+    ``bootstrap_down`` to ``ending`` (and set ``stop``, for nodes other than the collector,
+    which ends the run itself and writes its result)."""
+    silent_since: float | None = None
+    while True:
+        await asyncio.sleep(HEARTBEAT_S)
+        try:
+            async with session.get(bootstrap + "/health", timeout=aiohttp.ClientTimeout(total=HEARTBEAT_S)) as r:
+                ok = r.status == 200
+        except (aiohttp.ClientError, OSError, asyncio.TimeoutError):
+            ok = False
+        now = time.monotonic()
+        if ok:
+            silent_since = None
+            continue
+        silent_since = silent_since or now
+        if now - silent_since >= BOOTSTRAP_PATIENCE_S:
+            log.error("bootstrap down", silent_s=round(now - silent_since, 1))
+            ending.append("bootstrap_down")
+            if stop is not None:
+                stop.set()
+            return
 
 
 async def _wait_cluster(session: aiohttp.ClientSession, bootstrap: str, stop: asyncio.Event) -> dict[str, Any] | None:
@@ -280,9 +358,10 @@ class _GatheredStats:
         self.stats = stats
 
 
-async def _collect(collector: Collector, scenario: Scenario, config: RunConfig, start: float, clock: AsyncioClock, transport: NetTransport, session: aiohttp.ClientSession, directory: dict[str, str], opts: NodeOptions, stop: asyncio.Event) -> int:
+async def _collect(collector: Collector, actor: CollectorActor, scenario: Scenario, config: RunConfig, start: float, clock: AsyncioClock, transport: NetTransport, session: aiohttp.ClientSession, directory: dict[str, str], opts: NodeOptions, stop: asyncio.Event, ending: list[str]) -> int:
     """Watch the run to its end, then gather, write and print the result, and shut the
-    cluster down. Returns the node's exit status (1 on invariant violations)."""
+    cluster down. Returns the node's exit status: 1 on invariant violations, or when the
+    run could not go on (:data:`FATAL_STOPS`: a member it needs went down)."""
     await asyncio.sleep(max(0.0, -clock.now()))  # until the common start
     collector.last_allocation_at = start
     collector.check_initial_saturation()
@@ -307,12 +386,16 @@ async def _collect(collector: Collector, scenario: Scenario, config: RunConfig, 
         if now >= config.max_time:
             reason = "max_time"
             break
+        if actor.fatal is not None or ending:
+            reason = actor.fatal or ending[0]
+            break
     wall = time.perf_counter() - t0
     if stop.is_set() and collector.saturated_at is None:
         reason = "interrupted"
     await asyncio.sleep(0.3)  # reports still in flight
     stats = MessageStats()
     urls = sorted(set(directory.values()))
+    handler_errors = connections_lost = 0
     docs = await asyncio.gather(*(_get_json(session, u + "/stats") for u in urls))
     for u, doc in zip(urls, docs):
         if doc is None:
@@ -322,11 +405,17 @@ async def _collect(collector: Collector, scenario: Scenario, config: RunConfig, 
             stats.count[tag] += m["count"][tag]
             stats.nbytes[tag] += m["nbytes"][tag]
         stats.undeliverable += m.get("undeliverable", 0)
+        handler_errors += doc.get("handler_errors", 0)
+        connections_lost += doc.get("connections_lost", 0)
     collector.finish()
     result = _result(scenario, config, collector, _GatheredStats(stats), wall, reason, start, None).to_dict()
     result["mode"] = "network"
     result["processes"] = len(urls)
     result["rejected_frames"] = {u: d["rejected"] for u, d in zip(urls, docs) if d and d["rejected"]}
+    result["handler_errors"] = handler_errors
+    result["members_down"] = dict(actor.members_down)
+    result["connections_lost"] = connections_lost
+    result["unreachable_processes"] = [u for u, d in zip(urls, docs) if d is None]
     if opts.json_out is not None:
         opts.json_out.write_text(json.dumps(result, indent=1) + "\n")
     if not opts.quiet:
@@ -335,9 +424,11 @@ async def _collect(collector: Collector, scenario: Scenario, config: RunConfig, 
 
         print_results(scenario, [RunResult.from_dict(result)])
     log.warning("run finished", stop=reason, allocations=result["allocations"], runtime_s=round(result["runtime_s"], 3), violations=len(result["invariant_violations"]))
+    if reason in FATAL_STOPS:
+        print(f"dgdrf node: error: the run ended early: {reason.replace('_', ' ')} (its partial result is written)", file=sys.stderr)
     await asyncio.gather(*(_post(session, u + "/shutdown") for u in urls if u != transport.url))
     stop.set()
-    return 1 if result["invariant_violations"] else 0
+    return 1 if result["invariant_violations"] or reason in FATAL_STOPS else 0
 
 
 async def _get_json(session: aiohttp.ClientSession, url: str) -> dict[str, Any] | None:

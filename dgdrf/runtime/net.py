@@ -131,6 +131,7 @@ class NetTransport:
         self.app.router.add_get("/stats", self._stats)
         self._incoming: set[web.WebSocketResponse] = set()
         self._connections = 0
+        self.connections_lost = 0  # incoming connections that ended without a close
 
     # -- membership ------------------------------------------------------------------
     def register(self, actor: Actor, rng: np.random.Generator | None = None) -> Actor:
@@ -323,7 +324,10 @@ class NetTransport:
         finally:
             self._incoming.discard(ws)
         if not counted and ws.close_code not in (aiohttp.WSCloseCode.OK, aiohttp.WSCloseCode.GOING_AWAY):
-            self._reject("connection_error", f"{peer}: connection ended without a close (code {ws.close_code}), possibly mid-frame")
+            # a peer that crashed or was cut off, not an attack: counted apart (a frame cut
+            # mid-way is lost with it; the protocols send again what matters)
+            self.connections_lost += 1
+            log.info("connection lost", peer=peer, code=ws.close_code, lost=self.connections_lost)
         return ws
 
     def _receive_batch(self, data: bytes, peer: str, identity: Identity | None = None) -> None:
@@ -394,6 +398,7 @@ class NetTransport:
             "delivered": self.delivered,
             "rejected": dict(self.rejected),
             "dropped": dict(self.dropped),
+            "connections_lost": self.connections_lost,
             "handler_errors": self.handler_errors,
             "messages": {"count": self.stats.count, "nbytes": self.stats.nbytes, "undeliverable": self.stats.undeliverable},
             "reports": {"count": sum(self.report_stats.count), "bytes": sum(self.report_stats.nbytes)},
