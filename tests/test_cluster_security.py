@@ -157,3 +157,28 @@ def test_keys_and_their_errors(tmp_path):
     assert wrong.returncode == 2 and "is a user's certificate; this node is a server" in wrong.stderr
     missing = _dgdrf("node", "--role", "gateway", "--bootstrap", "https://10.9.9.9:7000", "--keys", str(tmp_path / "none"))
     assert missing.returncode == 2 and "dgdrf cluster keys" in missing.stderr
+
+
+def test_a_port_in_use_is_one_clear_line():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        r = _dgdrf("node", "--role", "gateway", "--bootstrap", "http://127.0.0.1:1", "--listen", f"127.0.0.1:{port}")
+    assert r.returncode == 2 and r.stderr.startswith(f"dgdrf: error: cannot listen on 127.0.0.1:{port}") and "another process has that port" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_node_waiting_for_an_unreachable_bootstrap_says_so():
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-m", "dgdrf", "node", "--role", "gateway", "--bootstrap", "http://127.0.0.1:1"], stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stderr.readline()  # the first progress line comes after JOIN_PROGRESS_S
+    finally:
+        p.kill()
+        p.wait()
+    assert line.startswith("dgdrf node: waiting for the bootstrap at http://127.0.0.1:1") and "s left" in line

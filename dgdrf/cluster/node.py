@@ -17,6 +17,7 @@ every process).
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import os
 import signal
@@ -183,7 +184,11 @@ async def run_node(opts: NodeOptions) -> int:
         boot = Bootstrap(BOOTSTRAP)
         membership = Membership(opts.scenario, opts.config, boot, transport)
         membership.routes(transport.app)
-    await transport.start(host, port)
+    try:
+        await transport.start(host, port)
+    except OSError as exc:
+        await transport.close()
+        raise ConfigError(f"cannot listen on {opts.listen}: {exc.strerror or exc}" + (" (another process has that port; pick another, or port 0 for any free one)" if exc.errno == errno.EADDRINUSE else "")) from None
     transport.url = f"{transport.scheme}://{opts.advertise or host}:{transport.bound_port}"
     log.info("listening", role=opts.role, url=transport.url, tls=tls is not None)
     session = transport.client_session(total_timeout=60.0)
