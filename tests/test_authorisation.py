@@ -117,3 +117,20 @@ def test_an_oversized_frame_is_refused_before_it_is_decoded():
     big = encode(Report("allocated", 1.0, {"x": "a" * 200})) + b"\x00" * (1 << 20)
     with pytest.raises(DecodeError, match="over"):
         decode_checked(big)
+
+
+def test_forged_reports_cannot_grow_the_collectors_bookkeeping():
+    from dgdrf.nodes.collector import MAX_OPEN_TASKS_PER_USER, Collector
+
+    scenario = google_2011_scenario(4, 2, 1)
+    collector = Collector(scenario)
+    user = scenario.users[0].id
+    for i in range(10_000):
+        collector("submitted", user, 1.0, {"task_id": i})
+        collector("accepted", user, 1.0, {"task_id": i, "server": scenario.servers[0].id})
+    assert len(collector.submitted_at) == MAX_OPEN_TASKS_PER_USER and len(collector.accepted) == MAX_OPEN_TASKS_PER_USER
+    assert collector.counters["bookkeeping_overflow"] == 2 * (10_000 - MAX_OPEN_TASKS_PER_USER)
+    # a task allocated frees its place
+    collector("allocated", scenario.servers[0].id, 2.0, {"user": user, "task_id": 0, "demand": list(scenario.users[0].demand)})
+    collector("submitted", user, 3.0, {"task_id": 10_001})
+    assert (user, 10_001) in collector.submitted_at

@@ -43,6 +43,11 @@ REPORT_KINDS = frozenset({
     "retransmitted", "unexpected_accept", "allocate_rejected", "walk_lost", "declined",
     "repeated_start", "rejected", "task_lost", "withdrawn", "stray_allocation",
 })  # fmt: skip
+#: Most tasks of one user the collector keeps track of before they are allocated (reported
+#: submitted or accepted). A user has one task on its way at a time, a few with losses;
+#: more can only be forged reports (network mode), which are counted and ignored so they
+#: cannot grow the instrument's memory.
+MAX_OPEN_TASKS_PER_USER = 256
 
 
 @dataclass
@@ -81,6 +86,19 @@ class Collector:
         for u in self.scenario.users:
             self.ledger.add_user(u.id, u.demand)
         self._allocated: set[tuple[str, int]] = set()
+        self._open: dict[str, set[int]] = {}  # user -> its tasks reported but not allocated
+
+    def _track(self, user: str, task_id: int) -> bool:
+        """Keep track of a task reported before its allocation, unless the user has
+        :data:`MAX_OPEN_TASKS_PER_USER` already (then counted as ``bookkeeping_overflow``)."""
+        if (user, task_id) in self._allocated:
+            return True
+        open_ = self._open.setdefault(user, set())
+        if task_id not in open_ and len(open_) >= MAX_OPEN_TASKS_PER_USER:
+            self.counters["bookkeeping_overflow"] = self.counters.get("bookkeeping_overflow", 0) + 1
+            return False
+        open_.add(task_id)
+        return True
 
     # -- the reporter interface (runtime.actor.Reporter) -------------------------------
     def __call__(self, kind: str, source: str, time: float, fields: dict[str, Any]) -> None:
@@ -102,6 +120,8 @@ class Collector:
                 self.on_saturated()
 
     def _on_submitted(self, user: str, time: float, f: dict[str, Any]) -> None:
+        if not self._track(user, f["task_id"]):
+            return
         self.submitted_at[(user, f["task_id"])] = time
         old = self.current.get(user)
         if old is not None:
@@ -137,6 +157,8 @@ class Collector:
         return found
 
     def _on_accepted(self, user: str, time: float, f: dict[str, Any]) -> None:
+        if not self._track(user, f["task_id"]):
+            return
         self.accepted.setdefault((user, f["task_id"]), []).append(f["server"])
 
     def _on_allocated(self, server: str, time: float, f: dict[str, Any]) -> None:
@@ -147,6 +169,9 @@ class Collector:
             self.violations.append(f"t={time:.6f}: task {task_id} of {user} allocated twice (again on {server})")
             return
         self._allocated.add(key)
+        open_ = self._open.get(user)
+        if open_ is not None:
+            open_.discard(task_id)
         self.holders.pop(key, None)
         if self.current.get(user) == task_id:
             self.current[user] = -1  # its next task is on its way
