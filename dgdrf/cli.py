@@ -506,7 +506,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from dgdrf.bench.sweep import STALE_JSONL, load_sweep, prune_stale, read_records, run_sweep
+    from dgdrf.bench.sweep import STALE_JSONL, TORN_LINES, drop_unreadable, load_sweep, prune_stale, read_records, run_sweep
 
     spec = load_sweep(args.sweep_file)
     out = args.out or Path("results") / spec.name
@@ -516,8 +516,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return 0
     runs = spec.runs()
     records, bad = read_records(out)
-    if bad:
-        print(f"dgdrf: warning: {out}: skipped {bad} unreadable result line(s) (cut by an interruption?); those runs will be redone", file=sys.stderr)
+    if bad and not args.dry_run:
+        moved = drop_unreadable(out)
+        print(f"dgdrf: warning: {out}: {moved} unreadable result line(s) (cut by an interruption?) moved to {out / TORN_LINES}; those runs will be redone", file=sys.stderr)
+    elif bad:
+        print(f"dgdrf: warning: {out}: {bad} unreadable result line(s) (cut by an interruption?); a sweep will move them aside and redo those runs", file=sys.stderr)
     status = {r["key"]: r["status"] for r in records}
     if args.dry_run:
         for run in runs:

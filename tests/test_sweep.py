@@ -450,3 +450,19 @@ def test_prune_stale_moves_old_records_beside_the_results(tiny, tmp_path):
     moved = [json.loads(x) for x in (out / STALE_JSONL).read_text().splitlines()]
     assert [r["key"] for r in moved] == [old["key"]] and all(is_stale(r) for r in moved)
     assert prune_stale(out) == 0  # nothing left to move
+
+
+def test_a_torn_line_is_warned_about_once_and_moved_aside(tmp_path):
+    f = sweep_file(tmp_path, 'policies = ["drf"]\nneighbors = [2]\nseeds = [1, 2]\nservers = [5]\nusers = [3]\n')
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "dgdrf", "sweep", str(f), "--out", str(out), "--workers", "1", "--quiet"]
+    assert subprocess.run(cmd, capture_output=True, text=True, timeout=300).returncode == 0
+    with (out / "results.jsonl").open("a") as fh:
+        fh.write('{"key": "cut mid-wri')
+    first = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0 and "1 unreadable result line(s)" in first.stderr and "torn-lines.txt" in first.stderr
+    assert (out / "torn-lines.txt").read_text() == '{"key": "cut mid-wri\n'
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and "unreadable" not in again.stderr
+    records, bad = read_records(out)
+    assert (len(records), bad) == (2, 0)

@@ -324,6 +324,39 @@ def read_records(out: Path) -> tuple[list[dict[str, Any]], int]:
     return list(by_key.values()), bad
 
 
+#: where :func:`drop_unreadable` keeps the lines it takes out of results.jsonl
+TORN_LINES = "torn-lines.txt"
+
+
+def drop_unreadable(out: Path) -> int:
+    """Take the unreadable lines (cut by an interruption) out of ``out``/results.jsonl,
+    appending them to ``out``/torn-lines.txt, so that the warning about them is given
+    once and their runs are redone once; returns how many. Atomic, as :func:`prune_stale`."""
+    file = Path(out) / RESULTS_JSONL
+    if not file.exists():
+        return 0
+    keep: list[str] = []
+    torn: list[str] = []
+    with file.open(encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            line = line.rstrip("\n")
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                rec = None
+            (keep if isinstance(rec, dict) and isinstance(rec.get("key"), str) else torn).append(line)
+    if not torn:
+        return 0
+    with (Path(out) / TORN_LINES).open("a", encoding="utf-8") as fh:
+        fh.write("".join(x + "\n" for x in torn))
+    tmp = file.with_suffix(".jsonl.tmp")
+    tmp.write_text("".join(x + "\n" for x in keep), encoding="utf-8")
+    tmp.replace(file)
+    return len(torn)
+
+
 #: where :func:`prune_stale` keeps the records of code that has changed since
 STALE_JSONL = "stale.jsonl"
 
