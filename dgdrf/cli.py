@@ -244,6 +244,9 @@ def _load_run_inputs(args: argparse.Namespace):
     if args.scenario:
         scenario = load_scenario(args.scenario)
     elif args.servers:
+        from dgdrf.memory_budget import check_nodes
+
+        check_nodes(args.servers, args.users)  # before generating: a size beyond memory is one line, not a MemoryError
         scenario = google_2011_scenario(args.servers, args.users, 1 if seed is None else seed)
     else:
         with resources.as_file(resources.files("dgdrf") / "data" / "default.toml") as path:
@@ -357,6 +360,9 @@ def cmd_scenario(args: argparse.Namespace) -> int:
 
         scenario = read_google_trace(args.machine_events, args.task_events, servers=args.servers, users=args.users, seed=args.seed)
     else:
+        from dgdrf.memory_budget import SCENARIO_BYTES_PER_NODE, check_nodes
+
+        check_nodes(args.servers, args.users, SCENARIO_BYTES_PER_NODE, SCENARIO_BYTES_PER_NODE)
         scenario = google_2011_scenario(args.servers, args.users, args.seed)
     try:
         scenario.write_json(args.output)

@@ -28,6 +28,7 @@ from dgdrf.policies import PolicyOptions, make_policy
 from dgdrf.policies.base import CAPACITY_KNOWLEDGE, DEFAULT_OLD_THRESHOLD, GINI_NEIGHBOURS, GRADIENTS, Policy
 from dgdrf.runtime.clock import VirtualClock
 from dgdrf.runtime.transport import LocalTransport
+from dgdrf.memory_budget import check_scenario
 
 GATEWAY = "gateway"
 BOOTSTRAP = "bootstrap"
@@ -198,6 +199,7 @@ def run_emulation(
     collector: for measurement scripts that read the run's state as it goes
     (bench/dgdrf_wrong_allocations.py), never for changing it."""
     config.validate()
+    check_scenario(scenario.capacity_matrix(), scenario.demand_matrix())
     rng = np.random.default_rng(config.seed)
     clock = VirtualClock()
     collector = Collector(scenario, on_saturated=clock.stop)

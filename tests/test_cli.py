@@ -424,3 +424,18 @@ def test_overlay_command_writes_final_and_per_cycle_figures(capsys, tmp_path, pr
 def test_overlay_bad_input_is_one_line(capsys, args, fragment):
     rc, _, err = cli(capsys, "overlay", *args)
     assert_one_line_error(rc, err, fragment)
+
+
+def test_sizes_beyond_memory_and_overflowing_capacities_are_refused_in_one_line(tmp_path, capsys):
+    rc, _, err = cli(capsys, "run", "--servers", 200_000_000, "--users", 5)
+    assert_one_line_error(rc, err, "200,000,000 servers", "GB available")
+    rc, _, err = cli(capsys, "scenario", "--servers", 2_000_000_000, "--users", 5, "-o", tmp_path / "x.json")
+    assert_one_line_error(rc, err, "GB available")
+    over = tmp_path / "over.toml"
+    over.write_text('resources=["cpu","mem"]\nservers=[{id="a",capacity=[1e308,1]},{id="b",capacity=[1e308,1]}]\nusers=[{id="u",demand=[1,0.1]}]\n')
+    rc, _, err = cli(capsys, "run", "--scenario", over)
+    assert_one_line_error(rc, err, "over.toml: servers: the servers' cpu capacities sum beyond the largest number")
+    tiny = tmp_path / "tiny.toml"
+    tiny.write_text('resources=["cpu","mem"]\nservers=[{id="a",capacity=[1,1]}]\nusers=[{id="u",demand=[1e-300,1e-300]}]\n')
+    rc, _, err = cli(capsys, "run", "--scenario", tiny)
+    assert_one_line_error(rc, err, "up to 2e+300 tasks could be placed")

@@ -184,6 +184,9 @@ def parse_scenario(data: Any, source: str = "<scenario>", base_dir: Path | None 
     for i, u in enumerate(users):
         if not any(x > 0 for x in u.demand):
             raise fail(f"users[{i}].demand", f"user {u.id!r} demands nothing; at least one resource must be positive")
+    for j, r in enumerate(resources):
+        if not math.isfinite(sum(sv.capacity[j] for sv in servers)):
+            raise fail("servers", f"the servers' {r} capacities sum beyond the largest number (the cluster capacity C_r of eq. 3.1 would be infinite); scale them down")
     return Scenario(tuple(resources), servers, users, name=name, settings=settings, warnings=tuple(warnings))
 
 
