@@ -437,19 +437,26 @@ async def _collect(collector: Collector, actor: CollectorActor, scenario: Scenar
 
 
 async def _get_json(session: aiohttp.ClientSession, url: str) -> dict[str, Any] | None:
+    """A node's JSON answer, or None (logged: a process gone, or one that refused us)."""
     try:
         async with session.get(url, timeout=aiohttp.ClientTimeout(total=3.0)) as r:
-            return await r.json() if r.status == 200 else None
-    except Exception:
-        return None
+            if r.status == 200:
+                return await r.json()
+            log.warning("no answer", url=url, status=r.status)
+    except (aiohttp.ClientError, OSError, asyncio.TimeoutError, json.JSONDecodeError) as exc:
+        log.warning("no answer", url=url, error=f"{type(exc).__name__}: {exc}")
+    return None
 
 
 async def _post(session: aiohttp.ClientSession, url: str) -> None:
+    """POST to a node (shutdown); a node already gone is logged, not an error."""
     try:
         async with session.post(url, timeout=aiohttp.ClientTimeout(total=3.0)) as r:
             await r.read()
-    except Exception:
-        pass
+            if r.status != 200:
+                log.warning("refused", url=url, status=r.status)
+    except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as exc:
+        log.info("not reached", url=url, error=f"{type(exc).__name__}: {exc}")
 
 
 def main_node(opts: NodeOptions) -> int:
