@@ -201,12 +201,14 @@ def test_a_killed_collector_takes_every_node_down_promptly(scenario_file):
     assert "collector stopped answering" in (cluster.logs / "bootstrap.log").read_text()
 
 
-def test_a_killed_gateway_ends_the_run_with_a_named_reason(scenario_file):
+@pytest.mark.parametrize("victim, reason", [("gateway", "gateway_down"), ("server-1", "scheduler_down")])
+def test_a_killed_gateway_or_central_scheduler_ends_the_run_with_a_named_reason(scenario_file, victim, reason):
+    """server-1 hosts the scenario's first servers, the first of which is drf's central scheduler."""
     cluster = Cluster(["--scenario", str(scenario_file), "--policy", "drf", "--tick", "0.05"], 8, 4, processes=4, verbose=True)
     out = cluster.logs / "result.json"
     try:
         _start_and_wait(cluster, out, 1.0)
-        cluster.procs["gateway"].send_signal(signal.SIGKILL)
+        cluster.procs[victim].send_signal(signal.SIGKILL)
         t0 = time.monotonic()
         code = cluster.wait_collector(GONE_WITHIN_S)
         took = time.monotonic() - t0
@@ -216,6 +218,9 @@ def test_a_killed_gateway_ends_the_run_with_a_named_reason(scenario_file):
         cluster.stop(grace=0.0)
     assert code == 1 and took < GONE_WITHIN_S, (code, took, cluster.tail("collector", 10))
     result = json.loads(out.read_text())
-    assert result["stop_reason"] == "gateway_down" and result["members_down"] == {"gateway": 1}
-    assert "servers_down" not in result["events"] and result["invariant_violations"] == []
+    assert result["stop_reason"] == reason and result["invariant_violations"] == []
+    if victim == "gateway":
+        assert result["members_down"] == {"gateway": 1} and "servers_down" not in result["events"]
+    else:
+        assert set(result["members_down"]) == {"server"} and result["events"]["servers_down"] == result["members_down"]["server"]
     assert alive == []

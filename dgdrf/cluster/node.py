@@ -96,6 +96,7 @@ class CollectorActor(Actor):
         self.scheduler = scheduler  # the central scheduler's address (centralized policies)
         self.members_down: dict[str, int] = {}  # role -> actors declared down
         self.fatal: str | None = None
+        self.fatal_at = float("inf")
 
     def on_Report(self, src: str, msg: Report) -> None:
         if msg.kind not in REPORT_KINDS:  # a forged kind would add a key to the result's events
@@ -116,10 +117,12 @@ class CollectorActor(Actor):
         for a in gone:
             role = self.member_roles.get(a, "unknown")
             self.members_down[role] = self.members_down.get(role, 0) + 1
-        if GATEWAY in gone:
-            self.fatal = self.fatal or "gateway_down"
-        if self.scheduler is not None and self.scheduler in gone:
-            self.fatal = self.fatal or "scheduler_down"
+        if self.fatal is None:
+            if GATEWAY in gone:
+                self.fatal = "gateway_down"
+            elif self.scheduler is not None and self.scheduler in gone:
+                self.fatal = "scheduler_down"
+            self.fatal_at = self.now()
         servers = [a for a in gone if self.member_roles.get(a) == "server"]
         if servers:
             self.collector.retire_servers(servers, self.now())
@@ -397,6 +400,8 @@ async def _collect(collector: Collector, actor: CollectorActor, scenario: Scenar
     wall = time.perf_counter() - t0
     if stop.is_set() and collector.saturated_at is None:
         reason = "interrupted"
+    if actor.fatal is not None and (collector.saturated_at is None or collector.saturated_at >= actor.fatal_at):
+        reason = actor.fatal  # retiring the dead servers may "saturate" the rest, but nothing can be placed any more
     await asyncio.sleep(0.3)  # reports still in flight
     stats = MessageStats()
     urls = sorted(set(directory.values()))
