@@ -105,7 +105,7 @@ def test_cluster_across_namespaces_survives_a_partition(lab, tmp_path):
         boot_log = (cluster.logs / "bootstrap.log").read_text()
     finally:
         cluster.stop(grace=3.0)
-    hosts = set(re.findall(r'"url": "http://(10\.77\.0\.\d+):\d+"', boot_log))
+    hosts = set(re.findall(r'"url": "https?://(10\.77\.0\.\d+):\d+"', boot_log))
     assert hosts == {f"{SUBNET}.{10 + i}" for i in range(6)}  # every node joined from its own interface
     assert result["stop_reason"] == "saturated" and result["invariant_violations"] == []
     assert result["events"]["servers_down"] == 2  # server-3's process hosts two servers
