@@ -224,3 +224,71 @@ def test_a_killed_gateway_or_central_scheduler_ends_the_run_with_a_named_reason(
     else:
         assert set(result["members_down"]) == {"server"} and result["events"]["servers_down"] == result["members_down"]["server"]
     assert alive == []
+
+
+def test_memberdown_never_rehomes_onto_a_server_of_the_same_message_and_drf_placements_on_it_are_lost():
+    """A process hosting several servers dies with all of them: the gateway must not move
+    a user from one of them to another (a HomeMoved to a dead home). Under a central
+    scheduler the proposer is not the server the task runs on: a user whose accepted
+    placement was ordered on a dead server gives it up (task_lost) too."""
+    import numpy as np
+
+    from dgdrf.nodes.gateway import Gateway, HomeRouting
+    from dgdrf.nodes.protocol import HomeMoved, MemberDown, Proposal, RegisterServer, ServerReply, TaskAllocated, TaskQueued
+    from dgdrf.nodes.user import User
+    from dgdrf.runtime.actor import Actor
+    from dgdrf.runtime.clock import VirtualClock
+    from dgdrf.runtime.transport import LocalTransport
+
+    class Sink(Actor):
+        def __init__(self, address):
+            super().__init__(address)
+            self.got = []
+
+        def on_HomeMoved(self, src, msg):
+            self.got.append((msg.old, msg.new))
+
+        def on_ServerRequest(self, src, msg):
+            self.send(src, ServerReply(msg.task_id, "central"))
+
+        def on_TaskRequest(self, src, msg):
+            self.got.append(("task", msg.task_id))
+            self.send(src, TaskQueued(msg.task_id))
+
+        def on_Accept(self, src, msg):
+            self.got.append(("accept", msg.task_id))
+
+    for seed in range(20):
+        clock = VirtualClock()
+        transport = LocalTransport(clock, np.random.default_rng(seed))
+        gateway = transport.register(Gateway("gateway", HomeRouting()))
+        users = [transport.register(Sink(f"u{i}")) for i in range(6)]
+        servers = [f"s{i}" for i in range(6)]
+        for s in servers:
+            transport.register(Sink(s)).send("gateway", RegisterServer([1.0]))
+        clock.run(until=0.1)
+        for u in users:
+            gateway._answer(u.address, 0)
+        clock.run(until=0.2)
+        gateway.send("gateway", MemberDown(servers[:4]))
+        clock.run(until=0.3)
+        moved = [m for u in users for m in u.got]
+        assert all(new in servers[4:] for _, new in moved), moved
+
+    reports = []
+    clock = VirtualClock()
+    transport = LocalTransport(clock, np.random.default_rng(1), reporter=lambda kind, src, t, f: reports.append((kind, f)))
+    central, node = transport.register(Sink("central")), transport.register(Sink("s2"))
+    transport.register(Sink("gateway"))
+    user = transport.register(User("u1", [1.0], "central"))
+    user.start()
+    clock.run(until=0.1)
+    central.send("u1", Proposal(0, "s2", 1))  # ordered on s2, proposed by the central scheduler
+    clock.run(until=0.2)
+    central.send("u1", MemberDown(["s2"]))
+    clock.run(until=0.3)
+    assert ("task_lost", {"task_id": 0, "server": "s2"}) in reports
+    assert central.got[-1] == ("task", 1) and user.task_id == 1
+    central.send("u1", Proposal(1, "s2", 2))  # a late proposal for the dead server is declined
+    clock.run(until=0.4)
+    assert user.state == "queued"

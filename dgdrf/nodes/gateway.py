@@ -100,12 +100,16 @@ class Gateway(Actor):
             self._answer(user, task_id)
 
     def on_MemberDown(self, src: str, msg: MemberDown) -> None:
-        """Re-home the users of servers that went down (network mode, thesis 6: churn)."""
-        for server in msg.addresses:
-            for user in self.routing.remove_server(server):
-                new = self.routing.route(user, self.rng)
-                if new is not None:
-                    self.send(user, HomeMoved(server, new))
+        """Re-home the users of servers that went down (network mode, thesis 6: churn).
+        Every server of the message is forgotten before any user is re-homed: a process
+        hosting several servers dies with all of them, and a user moved from one to
+        another of them would be sent to a dead home (and, if the two HomeMoved were
+        handled out of order, stay there for ever)."""
+        moved = [(server, user) for server in msg.addresses for user in self.routing.remove_server(server)]
+        for server, user in moved:
+            new = self.routing.route(user, self.rng)
+            if new is not None:
+                self.send(user, HomeMoved(server, new))
 
     def on_ServerRequest(self, src: str, msg: ServerRequest) -> None:
         self._answer(src, msg.task_id)

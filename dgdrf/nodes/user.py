@@ -55,6 +55,8 @@ class User(Actor):
         self.sent_to = ""  # the server the current task was sent to
         self.accepted_from = ""  # who proposed the accepted placement of the current task
         self.accepted_ref = -1  # ... and its reference for that proposal
+        self.accepted_server = ""  # the server that accepted placement runs on (a central scheduler proposes for another)
+        self.down: set[str] = set()  # servers reported down (MemberDown, network mode)
         self._epoch = 0  # bumped at every step, so that a step's pending retransmission lapses
 
     def on_start(self) -> None:
@@ -111,7 +113,7 @@ class User(Actor):
     def _give_up(self) -> None:
         """The current task's accepted placement was on a server that died, so it never
         started: count it lost and go on with the next task id."""
-        self.report("task_lost", task_id=self.task_id, server=self.accepted_from)
+        self.report("task_lost", task_id=self.task_id, server=self.accepted_server or self.accepted_from)
         self.task_id += 1
         self.report("submitted", task_id=self.task_id)
 
@@ -137,7 +139,10 @@ class User(Actor):
         DGDRF's strict order its home would hold the whole cluster back. The next task goes
         to the home, unless the home died too: then HomeMoved sends it (in either order)."""
         gone = set(msg.addresses)
-        if self._placed() and self.accepted_from in gone:
+        self.down |= gone
+        # the proposer (a walk's server, a home) or, under a central scheduler, the
+        # server it ordered the task on
+        if self._placed() and (self.accepted_from in gone or self.accepted_server in gone):
             self._give_up()
             if self.sent_to in gone:
                 self._step(QUEUED)  # nowhere to send it until HomeMoved names the new home
@@ -145,8 +150,11 @@ class User(Actor):
                 self._submit()
 
     def on_Proposal(self, src: str, msg: Proposal) -> None:
+        if self.down and (msg.server in self.down or src in self.down):
+            self.send(src, Decline(msg.task_id, msg.ref))  # a placement on a server known dead
+            return
         if msg.task_id == self.task_id and self.state != ACCEPTED:
-            self.accepted_from, self.accepted_ref = src, msg.ref
+            self.accepted_from, self.accepted_ref, self.accepted_server = src, msg.ref, msg.server
             self.report("accepted", task_id=msg.task_id, server=msg.server)
             self._step(ACCEPTED)
             self._send_step()

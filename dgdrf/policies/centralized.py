@@ -105,12 +105,22 @@ class CentralScheduler(Role):
         self.actor.send(src, Registered())
 
     def on_MemberDown(self, src: str, msg: MemberDown) -> None:
-        """Servers that went down (network mode) take no more tasks."""
-        if self.ledger is not None:
-            for server in msg.addresses:
-                s = self.ledger.server_index.get(server)
-                if s is not None:
-                    self.ledger.retire(s)
+        """Servers that went down (network mode) take no more tasks. A proposal still
+        unanswered for one of them is withdrawn and its task queued again: accepted, it
+        would be ordered on a dead server, and its user wait for ever. (A user whose
+        accepted placement was ordered there gives it up on its own MemberDown.)"""
+        if self.ledger is None:
+            return
+        gone = {self.ledger.server_index[a] for a in msg.addresses if a in self.ledger.server_index}
+        for (user, task_id), placement in list(self.awaiting.items()):
+            if placement.server in gone:  # released before the server retires: nothing fits there after
+                del self.awaiting[(user, task_id)]
+                self.ledger.release(self.ledger.user_index[user], placement.server)
+                self.actor.send(user, Withdrawn(task_id, placement.ref))
+                if user not in self.pending:
+                    self.pending[user] = placement.request
+        for s in gone:
+            self.ledger.retire(s)
 
     def on_TaskRequest(self, src: str, msg: TaskRequest) -> None:
         if self.ledger is None or len(msg.demand) != self.ledger.m:
