@@ -102,6 +102,8 @@ def test_a_server_process_that_hangs_then_dies_is_survived(scenario_file, policy
     assert result["invariant_violations"] == []
     assert result["members_down"] == {"server": 2} and result["events"]["servers_down"] == 2  # 8 servers in 4 processes
     assert result["allocations"] > 0 and result["handler_errors"] == 0
+    # every task accepted on the dead servers and never started is counted lost by its user
+    assert result["events"].get("task_lost", 0) == result["tasks_lost_on_dead_servers"]
     assert _children_alive([p.pid for p in cluster.procs.values()]) == []
 
 

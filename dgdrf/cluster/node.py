@@ -95,6 +95,7 @@ class CollectorActor(Actor):
         self.member_roles = roles if roles is not None else {}  # actor -> role (the transport's, filled at the start)
         self.scheduler = scheduler  # the central scheduler's address (centralized policies)
         self.members_down: dict[str, int] = {}  # role -> actors declared down
+        self.dead_servers: set[str] = set()
         self.fatal: str | None = None
         self.fatal_at = float("inf")
 
@@ -124,6 +125,7 @@ class CollectorActor(Actor):
                 self.fatal = "scheduler_down"
             self.fatal_at = self.now()
         servers = [a for a in gone if self.member_roles.get(a) == "server"]
+        self.dead_servers.update(servers)
         if servers:
             self.collector.retire_servers(servers, self.now())
 
@@ -425,6 +427,7 @@ async def _collect(collector: Collector, actor: CollectorActor, scenario: Scenar
     result["handler_errors"] = handler_errors
     result["members_down"] = dict(actor.members_down)
     result["connections_lost"] = connections_lost
+    result["tasks_lost_on_dead_servers"] = collector.accepted_not_allocated_on(actor.dead_servers)
     result["unreachable_processes"] = [u for u, d in zip(urls, docs) if d is None]
     if opts.json_out is not None:
         opts.json_out.write_text(json.dumps(result, indent=1) + "\n")

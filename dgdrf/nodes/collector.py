@@ -215,6 +215,12 @@ class Collector:
         if not self.ledger.fits_anywhere().any():
             self._saturate(time)
 
+    def accepted_not_allocated_on(self, servers: set[str]) -> int:
+        """Tasks whose users accepted a placement on one of ``servers`` and that never
+        started: in network mode, the tasks lost with servers that died (each should be
+        counted by its user as ``task_lost``)."""
+        return sum(1 for key, where in self.accepted.items() if key not in self._allocated and any(s in servers for s in where))
+
     def finish(self) -> None:
         """End-of-run invariants: every allocated task was accepted exactly once by its
         user, for the server it runs on. Checked at the end because in network mode the
