@@ -16,6 +16,8 @@ from dgdrf.cluster.launcher import Cluster, cluster_up
 from dgdrf.emulation import RunConfig, run_emulation
 from dgdrf.model.generators import google_2011_scenario
 from dgdrf.model.scenario import build_scenario, load_scenario
+from dgdrf.nodes.protocol import ServerReply, TaskQueued
+from dgdrf.runtime.actor import Actor
 
 TIMEOUT = 240.0
 
@@ -114,6 +116,32 @@ def test_cluster_cli_reports_bad_input_in_one_line(tmp_path):
     assert r.returncode == 2 and "--bootstrap must be the bootstrap's URL" in r.stderr
 
 
+class _StubServer(Actor):
+    """A server (or gateway, or central scheduler) that records what users send it and
+    names ``home`` as every task's server."""
+
+    def __init__(self, address: str, home: str = "home") -> None:
+        super().__init__(address)
+        self.home = home
+        self.got: list[tuple] = []
+
+    def on_ServerRequest(self, src, msg):
+        self.send(src, ServerReply(msg.task_id, self.home))
+
+    def on_TaskRequest(self, src, msg):
+        self.got.append(("task", msg.task_id))
+        self.send(src, TaskQueued(msg.task_id))
+
+    def on_Accept(self, src, msg):
+        self.got.append(("accept", msg.task_id))
+
+    def on_Decline(self, src, msg):
+        self.got.append(("decline", msg.task_id))
+
+    def on_HomeMoved(self, src, msg):
+        self.got.append((msg.old, msg.new))
+
+
 def test_user_gives_up_a_placement_accepted_from_a_server_that_went_down():
     """A user that accepted a walk's proposal from a server that then went down must not
     wait for that task for ever (it would decline every new proposal of it, and under
@@ -127,23 +155,7 @@ def test_user_gives_up_a_placement_accepted_from_a_server_that_went_down():
     from dgdrf.runtime.clock import VirtualClock
     from dgdrf.runtime.transport import LocalTransport
 
-    class Server(Actor):
-        def __init__(self, address):
-            super().__init__(address)
-            self.got = []
-
-        def on_ServerRequest(self, src, msg):
-            self.send(src, ServerReply(msg.task_id, "home"))
-
-        def on_TaskRequest(self, src, msg):
-            self.got.append(("task", msg.task_id))
-            self.send(src, TaskQueued(msg.task_id))
-
-        def on_Accept(self, src, msg):
-            self.got.append(("accept", msg.task_id))
-
-        def on_Decline(self, src, msg):
-            self.got.append(("decline", msg.task_id))
+    Server = _StubServer
 
     def placed_by_walker():
         reports = []
@@ -261,23 +273,7 @@ def test_memberdown_never_rehomes_onto_a_server_of_the_same_message_and_drf_plac
     from dgdrf.runtime.clock import VirtualClock
     from dgdrf.runtime.transport import LocalTransport
 
-    class Sink(Actor):
-        def __init__(self, address):
-            super().__init__(address)
-            self.got = []
-
-        def on_HomeMoved(self, src, msg):
-            self.got.append((msg.old, msg.new))
-
-        def on_ServerRequest(self, src, msg):
-            self.send(src, ServerReply(msg.task_id, "central"))
-
-        def on_TaskRequest(self, src, msg):
-            self.got.append(("task", msg.task_id))
-            self.send(src, TaskQueued(msg.task_id))
-
-        def on_Accept(self, src, msg):
-            self.got.append(("accept", msg.task_id))
+    Sink = lambda address: _StubServer(address, home="central")  # noqa: E731
 
     for seed in range(20):
         clock = VirtualClock()
