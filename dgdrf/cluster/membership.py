@@ -172,8 +172,11 @@ class Membership:
                         return
                     # users too: one may have accepted a placement from a server now gone
                     tell = [GATEWAY, COLLECTOR, *(u.id for u in self.scenario.users)]
-                    if not POLICIES[self.config.policy].distributed:
+                    policy = POLICIES[self.config.policy]
+                    if not policy.distributed:
                         tell.append(self.scenario.servers[0].id)  # the central scheduler
+                    elif policy.servers_track_members:  # their fixed neighbours may be among the dead
+                        tell += [s.id for s in self.scenario.servers if s.id not in gone]
                     for address in tell:
                         if self.directory.get(address) not in self.down:
                             self.bootstrap.send(address, MemberDown(list(gone)))

@@ -98,6 +98,8 @@ class User(Actor):
     def on_ServerReply(self, src: str, msg: ServerReply) -> None:
         if msg.task_id != self.task_id or self.state != ASKING:
             return  # stale or repeated reply
+        if msg.server in self.down:
+            return  # the gateway had not heard yet: ask again at the next retransmission
         self.sent_to = msg.server
         self._submit()
 
@@ -137,7 +139,9 @@ class User(Actor):
         """Servers went down (bootstrap, network mode): a task placed on one of them is
         given up, else the user would decline every new proposal of it for ever and under
         DGDRF's strict order its home would hold the whole cluster back. The next task goes
-        to the home, unless the home died too: then HomeMoved sends it (in either order)."""
+        to the home, unless the home died too: then the gateway names the new one (HomeMoved
+        or ServerReply, in either order). A task held, not yet placed, by a server that
+        died is asked for again."""
         gone = set(msg.addresses)
         self.down |= gone
         # the proposer (a walk's server, a home) or, under a central scheduler, the
@@ -145,9 +149,19 @@ class User(Actor):
         if self._placed() and (self.accepted_from in gone or self.accepted_server in gone):
             self._give_up()
             if self.sent_to in gone:
-                self._step(QUEUED)  # nowhere to send it until HomeMoved names the new home
+                self._ask_again()
             else:
                 self._submit()
+        elif self.state != ASKING and self.sent_to in gone:
+            self._ask_again()
+
+    def _ask_again(self) -> None:
+        """The current task's server died before placing it: ask the gateway where it goes
+        now. With homes (DDRF, DGDRF) the gateway's HomeMoved may come first; either way
+        the task goes to the new home once. With a random server per task (probes) this is
+        the only way on. A reply naming a server known dead is ignored and asked again."""
+        self._step(ASKING)
+        self._send_step()
 
     def on_Proposal(self, src: str, msg: Proposal) -> None:
         if self.down and (msg.server in self.down or src in self.down):

@@ -97,6 +97,9 @@ class Policy(ABC):
     distributed: ClassVar[bool] = False
     #: whether the policy's servers run a gradient overlay (DistributedPolicy.make_gradient)
     uses_gradient: ClassVar[bool] = False
+    #: its servers keep fixed neighbours whose answers they wait for (DDRF's shares,
+    #: probes' loads): in network mode they are told of members going down (MemberDown)
+    servers_track_members: ClassVar[bool] = False
     #: the gradient a policy runs unless ``--gradient`` says otherwise
     default_gradient: ClassVar[str] = "toolbox"
 

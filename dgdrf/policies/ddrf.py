@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from dgdrf.nodes.protocol import TaskQueued, TaskRequest
+from dgdrf.nodes.protocol import MemberDown, TaskQueued, TaskRequest
 from dgdrf.overlay.gradient import GradientBase
 from dgdrf.policies.distributed import DistributedPolicy
 from dgdrf.policies.local import HomeUsers, TaskDesk
@@ -145,6 +145,7 @@ class DdrfScheduler(HomeScheduler):
         self.P = neighbors
         self.neighbours: list[str] | None = None
         self.shares: dict[str, float] = {}
+        self.down: set[str] = set()  # servers reported down (network mode)
 
     def on_tick(self) -> None:
         if self.neighbours is None or len(self.neighbours) < self.P:
@@ -163,9 +164,19 @@ class DdrfScheduler(HomeScheduler):
             self.neighbours = self.neighbour_source()[: self.P]
         else:
             known = set(self.neighbours)
-            self.neighbours += [n for n in self.neighbour_source() if n not in known][: self.P - len(self.neighbours)]
+            self.neighbours += [n for n in self.neighbour_source() if n not in known and n not in self.down][: self.P - len(self.neighbours)]
         for n in self.neighbours:
             self.shares.setdefault(n, math.inf)
+
+    def on_MemberDown(self, src: str, msg: MemberDown) -> None:
+        """Neighbours that went down (network mode) are replaced at the next tick: the
+        last minimum share a dead neighbour reported would otherwise hold this server's
+        users back for ever (eq. 3.8 compares against it), although its users moved."""
+        self.down.update(msg.addresses)
+        if self.neighbours is not None:
+            self.neighbours = [n for n in self.neighbours if n not in self.down]
+        for n in msg.addresses:
+            self.shares.pop(n, None)
 
     def on_ShareRequest(self, src: str, msg: ShareRequest) -> None:
         self.actor.send(src, ShareReply(self.home.min_share()))
@@ -177,6 +188,7 @@ class DdrfScheduler(HomeScheduler):
 
 class DdrfRandom(DistributedPolicy):
     name = "ddrf-random"
+    servers_track_members = True
     description = "DDRF, fixed random neighbours (thesis 4.3, alg. 5)"
 
     def server_roles(self, server) -> list[Role]:
@@ -187,6 +199,7 @@ class DdrfRandom(DistributedPolicy):
 
 class DdrfGradient(DistributedPolicy):
     name = "ddrf-gradient"
+    servers_track_members = True
     description = "DDRF, neighbours fixed from a gradient built during warm-up (thesis 4.3, eq. 4.2)"
     uses_gradient = True
 

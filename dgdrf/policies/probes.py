@@ -25,7 +25,7 @@ a user's newest task; a copy whose proposal was not accepted goes back into the 
 
 from __future__ import annotations
 
-from dgdrf.nodes.protocol import TaskQueued, TaskRequest
+from dgdrf.nodes.protocol import MemberDown, TaskQueued, TaskRequest
 from dgdrf.nodes.gateway import RandomRouting, Routing
 from dgdrf.overlay.cyclon import Cyclon
 from dgdrf.policies.distributed import DistributedPolicy
@@ -49,6 +49,7 @@ class ProbeScheduler(Role):
         self.loads: dict[str, float] = {}
         self._unforwarded: list[str] = []  # users whose task came before the neighbours were drawn
         self._proposed: dict[str, Task] = {}  # user -> the task of an unanswered proposal
+        self.down: set[str] = set()  # servers reported down (network mode)
         desk.on_resolved = self._resolved
 
     def _add(self, user: str, task_id: int, demand: list[float], share: float) -> bool:
@@ -92,7 +93,7 @@ class ProbeScheduler(Role):
             self.neighbours = self.sampler.sample(self.P)
         elif len(self.neighbours) < self.P:
             known = set(self.neighbours)
-            self.neighbours += [n for n in self.sampler.sample(self.P) if n not in known][: self.P - len(self.neighbours)]
+            self.neighbours += [n for n in self.sampler.sample(self.P) if n not in known and n not in self.down][: self.P - len(self.neighbours)]
         if self._unforwarded and self.neighbours:
             users, self._unforwarded = self._unforwarded, []
             for user in dict.fromkeys(users):
@@ -122,6 +123,15 @@ class ProbeScheduler(Role):
         else:
             self.actor.report("unheld", user=user, task_id=task_id)
 
+    def on_MemberDown(self, src: str, msg: MemberDown) -> None:
+        """Neighbours that went down (network mode) are replaced at the next tick: the
+        last load a dead one reported would keep it first for every copy."""
+        self.down.update(msg.addresses)
+        if self.neighbours is not None:
+            self.neighbours = [n for n in self.neighbours if n not in self.down]
+        for n in msg.addresses:
+            self.loads.pop(n, None)
+
     def on_LoadRequest(self, src: str, msg: LoadRequest) -> None:
         self.actor.send(src, LoadReply(self.actor.load()))
 
@@ -131,6 +141,7 @@ class ProbeScheduler(Role):
 
 class Probes(DistributedPolicy):
     name = "probes"
+    servers_track_members = True
     description = "random server per task, copies to the two least-loaded neighbours (thesis 4.2, alg. 4)"
 
     def gateway_routing(self) -> Routing:
