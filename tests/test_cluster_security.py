@@ -124,7 +124,7 @@ def test_forged_messages_and_outsiders_are_refused_and_the_run_ends_as_undisturb
             rejected[reason] = rejected.get(reason, 0) + n
     assert rejected["impersonation"] == 2 and rejected["not_allowed"] == 2 and rejected["bad_message"] == 1
     assert rejected["unknown_report_kind"] == 2000 and rejected["forbidden"] >= 3
-    assert result["stop_reason"] == "saturated" and result["invariant_violations"] == []
+    assert result["stop_reason"] == "saturated" and result["invariant_violations"] == [] and result["tls"] is True
     assert "servers_down" not in result["events"] and not any(k.startswith("junk") for k in result["events"])
     emulated = run_emulation(load_scenario(scenario_file), RunConfig(policy="drf", tick=0.05)).to_dict()
     assert result["allocations"] == emulated["allocations"]

@@ -80,8 +80,8 @@ def test_compose_cluster_runs_to_saturation(base_image, tmp_path):
             up.kill()
         out = up.stdout.read() if up.stdout else ""
     finally:
-        _run([*pc, "down", "-t", "2"], 300, cwd=ctx, env=env)
-    assert result["mode"] == "network" and result["processes"] == 9  # bootstrap, collector, gateway, 4 servers, 2 users
+        _run([*pc, "down", "-v", "-t", "2"], 300, cwd=ctx, env=env)  # -v: the keys volume too, so every run makes its keys
+    assert result["mode"] == "network" and result["tls"] is True and result["processes"] == 9  # bootstrap, collector, gateway, 4 servers, 2 users
     assert result["stop_reason"] == "saturated" and result["invariant_violations"] == []
     assert result["servers"] == 4 and result["users"] == 2 and result["allocations"] > 0
     assert "min dominant share" in out  # the collector printed its table

@@ -422,6 +422,7 @@ async def _collect(collector: Collector, actor: CollectorActor, scenario: Scenar
     collector.finish()
     result = _result(scenario, config, collector, _GatheredStats(stats), wall, reason, start, None).to_dict()
     result["mode"] = "network"
+    result["tls"] = transport.tls is not None  # every node of a cluster runs with keys or none does
     result["processes"] = len(urls)
     result["rejected_frames"] = {u: d["rejected"] for u, d in zip(urls, docs) if d and d["rejected"]}
     result["handler_errors"] = handler_errors
