@@ -1,8 +1,8 @@
 """dgdrf: a peer-to-peer distributed scheduler emulator for multi-resource fair allocation.
 
 The primary spec is Östman (2017), "Distributed Dominant Resource Fairness using Gradient
-Overlay". See ARCHITECTURE in the project's shared folder for the layering:
-model (pure) -> runtime -> overlay -> nodes -> policies -> emulation/bench/cli.
+Overlay". docs/ARCHITECTURE.md gives the layering, model (pure) -> runtime -> overlay ->
+nodes -> policies -> emulation/bench/cli; docs/EXTENDING.md where new things go.
 """
 
 __version__ = "0.1.0"
