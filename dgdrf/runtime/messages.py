@@ -115,7 +115,10 @@ def _scalar(v: Any) -> str | None:
         return None
     if type(v) is str:
         return _string(v)
-    return _number(True, True)(v)
+    return _any_number(v)
+
+
+_any_number = _number(True, True)
 
 
 def _list_of(item: Callable[[Any], str | None], longest: int) -> Callable[[Any], str | None]:
@@ -219,13 +222,17 @@ def encode(msg: Message) -> bytes:
     return msg._encode(msg)
 
 
-def decode(data: bytes) -> Message:
-    """Decode a frame; a bad frame raises :class:`DecodeError` saying what is wrong."""
+#: msgpack's limits for frames from outside: what one frame can build while decoding
+_OUTSIDE_LIMITS = dict(strict_map_key=True, max_str_len=1 << 16, max_bin_len=1 << 16, max_array_len=1 << 16, max_map_len=64, max_ext_len=0)
+
+
+def _unpack(data: bytes, **limits: Any) -> tuple[int, type, list]:
+    """The frame's (tag, type, array) once its shape and arity are right."""
     try:
-        arr = msgpack.unpackb(data, raw=False, strict_map_key=False)
+        arr = msgpack.unpackb(data, raw=False, **limits)
     except Exception as exc:  # msgpack raises several unrelated types
-        raise DecodeError(f"not a msgpack frame ({len(data)} bytes): {exc}") from None
-    if not isinstance(arr, list) or not arr or not isinstance(arr[0], int):
+        raise DecodeError(f"not a msgpack frame ({len(data)} bytes): {type(exc).__name__}: {exc}") from None
+    if not isinstance(arr, list) or not arr or type(arr[0]) is not int:
         raise DecodeError(f"frame must be an array [tag, fields...], got {type(arr).__name__}")
     tag = arr[0]
     cls = _BY_TAG.get(tag)
@@ -233,10 +240,19 @@ def decode(data: bytes) -> Message:
         raise DecodeError(f"unknown message tag {tag}")
     if len(arr) - 1 != _ARITY[tag]:
         raise DecodeError(f"{cls.__name__} frame has {len(arr) - 1} fields, expected {_ARITY[tag]}")
+    return tag, cls, arr
+
+
+def _build(tag: int, cls: type, arr: list) -> Message:
     try:
         return _DECODERS[tag](arr)
     except Exception as exc:  # a field of the wrong kind rejected by a __post_init__
         raise DecodeError(f"bad {cls.__name__} frame: {exc}") from None
+
+
+def decode(data: bytes) -> Message:
+    """Decode a frame; a bad frame raises :class:`DecodeError` saying what is wrong."""
+    return _build(*_unpack(data, strict_map_key=False))
 
 
 def decode_checked(data: bytes) -> Message:
@@ -246,28 +262,14 @@ def decode_checked(data: bytes) -> Message:
     decoding. Anything wrong raises :class:`DecodeError` naming the field."""
     if len(data) > _largest_frame:
         raise DecodeError(f"a message frame of {len(data)} bytes, over every type's limit")
-    try:
-        arr = msgpack.unpackb(data, raw=False, strict_map_key=True, max_str_len=1 << 16, max_bin_len=1 << 16, max_array_len=1 << 16, max_map_len=64, max_ext_len=0)
-    except Exception as exc:  # msgpack raises several unrelated types
-        raise DecodeError(f"not a msgpack frame ({len(data)} bytes): {type(exc).__name__}: {exc}") from None
-    if not isinstance(arr, list) or not arr or type(arr[0]) is not int:
-        raise DecodeError(f"frame must be an array [tag, fields...], got {type(arr).__name__}")
-    tag = arr[0]
-    cls = _BY_TAG.get(tag)
-    if cls is None:
-        raise DecodeError(f"unknown message tag {tag}")
+    tag, cls, arr = _unpack(data, **_OUTSIDE_LIMITS)
     if len(data) > _MAX_FRAME[tag]:
         raise DecodeError(f"{cls.__name__} frame of {len(data)} bytes, over its {_MAX_FRAME[tag]}-byte limit")
-    if len(arr) - 1 != _ARITY[tag]:
-        raise DecodeError(f"{cls.__name__} frame has {len(arr) - 1} fields, expected {_ARITY[tag]}")
     for i, name, check in _CHECKS[tag]:
         bad = check(arr[i])
         if bad is not None:
             raise DecodeError(f"{cls.__name__}.{name} {bad}")
-    try:
-        return _DECODERS[tag](arr)
-    except Exception as exc:
-        raise DecodeError(f"bad {cls.__name__} frame: {exc}") from None
+    return _build(tag, cls, arr)
 
 
 def message_types() -> dict[int, type]:
