@@ -470,10 +470,7 @@ def cmd_node(args: argparse.Namespace) -> int:
         import socket
 
         opts.advertise = socket.gethostname()
-    from dgdrf.cluster.node import node_tls
-
-    node_tls(opts)  # bad or missing credentials: one clear line before anything starts
-    return main_node(opts)
+    return main_node(opts)  # bad or missing credentials: one clear line before anything starts (node_tls)
 
 
 def cmd_cluster(args: argparse.Namespace) -> int:

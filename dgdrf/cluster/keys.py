@@ -18,6 +18,8 @@ from __future__ import annotations
 import datetime as dt
 import os
 import ssl
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -149,9 +151,6 @@ def wait_for_keys(directory: Path, name: str, patience: float) -> None:
     """Wait up to ``patience`` seconds for ``ca.crt`` (written last) and the node's
     certificate to appear, saying so every few seconds (compose starts a keys container
     beside the nodes)."""
-    import sys
-    import time
-
     deadline = time.monotonic() + patience
     said = 0.0
     while not ((directory / CA_CERT).is_file() and (directory / f"{name}.crt").is_file()):

@@ -99,12 +99,12 @@ class Membership:
             return web.json_response({"error": f"bad join: role must be one of {', '.join(ROLES)}, url http://host:port, count >= 1"}, status=400)
         who = self.transport.peer_identity(request)
         if who is not None and who.role != role:
-            self.transport._reject("forbidden", f"{request.remote}: certificate {who.name!r} of a {who.role} asked to join as a {role}")
+            self.transport.reject("forbidden", f"{request.remote}: certificate {who.name!r} of a {who.role} asked to join as a {role}")
             return web.json_response({"error": f"your certificate is a {who.role}'s, not a {role}'s"}, status=403)
         name = who.name if who is not None else url
         if url in self.processes:  # a retried join: same answer, if it is the same holder
             if self.identities.get(url) != name:
-                self.transport._reject("forbidden", f"{request.remote}: {name!r} asked to join as {url}, which {self.identities.get(url)!r} holds")
+                self.transport.reject("forbidden", f"{request.remote}: {name!r} asked to join as {url}, which {self.identities.get(url)!r} holds")
                 return web.json_response({"error": f"{url} joined already with another certificate"}, status=409)
             return web.json_response(self._assignment(role, self.processes[url]))
         actors: list[str]

@@ -118,12 +118,10 @@ class CollectorActor(Actor):
         for a in gone:
             role = self.member_roles.get(a, "unknown")
             self.members_down[role] = self.members_down.get(role, 0) + 1
-        if self.fatal is None:
-            if GATEWAY in gone:
-                self.fatal = "gateway_down"
-            elif self.scheduler is not None and self.scheduler in gone:
-                self.fatal = "scheduler_down"
-            self.fatal_at = self.now()
+        if self.fatal is None and GATEWAY in gone:
+            self.fatal, self.fatal_at = "gateway_down", self.now()
+        elif self.fatal is None and self.scheduler is not None and self.scheduler in gone:
+            self.fatal, self.fatal_at = "scheduler_down", self.now()
         servers = [a for a in gone if self.member_roles.get(a) == "server"]
         self.dead_servers.update(servers)
         if servers:
@@ -141,10 +139,11 @@ def _loopback(host: str) -> bool:
     return host in ("localhost", "::1", "[::1]") or host.startswith("127.")
 
 
-def node_tls(opts: NodeOptions) -> Any:
-    """The node's (server, client) TLS contexts from ``--keys``, or None; refuses to
-    listen beyond loopback without them unless ``--insecure`` (anyone who reaches the
-    port could then act as any member). Raises :class:`ConfigError` saying what is wrong."""
+def node_tls(opts: NodeOptions) -> tuple[Any, str | None]:
+    """The node's (server, client) TLS contexts from ``--keys`` and its certificate's
+    name, or (None, None); refuses to listen beyond loopback without them unless
+    ``--insecure`` (anyone who reaches the port could then act as any member). Raises
+    :class:`ConfigError` saying what is wrong, before anything is started."""
     host, _ = _split(opts.listen)
     if opts.keys is None:
         if not _loopback(host) and not opts.insecure:
@@ -153,12 +152,12 @@ def node_tls(opts: NodeOptions) -> Any:
                 f"{' (a shared --token does not say which member is which)' if opts.token else ''}. "
                 "Make keys with `dgdrf cluster keys DIR` and give every node --keys DIR, or pass --insecure on a trusted network"
             )
-        return None
+        return None, None
     creds = Credentials.from_dir(opts.keys, opts.key_name or opts.role)
     who = creds.identity
     if who.role != opts.role:
         raise ConfigError(f"{creds.cert} is a {who.role}'s certificate; this node is a {opts.role} (--key-name names its certificate)")
-    return creds.server_context(), creds.client_context()
+    return (creds.server_context(), creds.client_context()), who.name
 
 
 async def run_node(opts: NodeOptions) -> int:
@@ -170,8 +169,7 @@ async def run_node(opts: NodeOptions) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     host, port = _split(opts.listen)
-    tls = node_tls(opts)
-    name = Credentials.from_dir(opts.keys, opts.key_name or opts.role).identity.name if opts.keys is not None else None
+    tls, name = node_tls(opts)
     clock = AsyncioClock(loop)
     transport = NetTransport("", clock, token=opts.token, batching=opts.batching, tls=tls)
 
@@ -235,7 +233,7 @@ async def run_node(opts: NodeOptions) -> int:
             collector = Collector(scenario, on_saturated=None)
             transport.reporter = collector
             scheduler = None if policy.distributed else scenario.servers[0].id
-            collector_actor = CollectorActor(collector, transport._reject, transport.roles, scheduler)
+            collector_actor = CollectorActor(collector, transport.reject, transport.roles, scheduler)
             transport.register(collector_actor)
         else:
             transport.reporter = RemoteReporter(transport, COLLECTOR)

@@ -178,7 +178,7 @@ class NetTransport:
             why = "missing or wrong cluster token"
         else:
             return None
-        self._reject("forbidden", f"{request.remote}: {request.method} {request.path}: {why}")
+        self.reject("forbidden", f"{request.remote}: {request.method} {request.path}: {why}")
         return web.json_response({"error": why}, status=403)
 
     # -- sending ---------------------------------------------------------------------
@@ -195,7 +195,7 @@ class NetTransport:
         url = self.directory.get(dst)
         if url is None:
             self.stats.undeliverable += 1
-            self._reject("unknown_destination", f"no cluster member {dst!r} to send {type(msg).__name__} to")
+            self.reject("unknown_destination", f"no cluster member {dst!r} to send {type(msg).__name__} to")
             return
         peer = self.peers.get(url)
         if peer is None:
@@ -266,7 +266,7 @@ class NetTransport:
         tls = ws.get_extra_info("ssl_object")
         who = identity_of(tls.getpeercert()) if tls is not None else None
         if who is None or who.name != expected:
-            self._reject("wrong_peer_identity", f"{url} answered with {who.name if who else 'no'} certificate, the directory says {expected!r}")
+            self.reject("wrong_peer_identity", f"{url} answered with {who.name if who else 'no'} certificate, the directory says {expected!r}")
             raise ConnectionResetError(f"{url} is not {expected}")
 
     def _chunks(self, items: list[tuple[str, str, bytes]]) -> list[list[tuple[str, str, bytes]]]:
@@ -287,11 +287,11 @@ class NetTransport:
     # -- receiving -------------------------------------------------------------------
     async def _serve_ws(self, request: web.Request) -> web.StreamResponse:
         if self._connections >= self.max_connections:
-            self._reject("too_many_connections", f"{request.remote}: {self._connections} connections open")
+            self.reject("too_many_connections", f"{request.remote}: {self._connections} connections open")
             return web.json_response({"error": "too many connections"}, status=503)
         identity = self.peer_identity(request)
         if self.tls is not None and identity is None:
-            self._reject("forbidden", f"{request.remote}: a connection without a dgdrf certificate")
+            self.reject("forbidden", f"{request.remote}: a connection without a dgdrf certificate")
             return web.json_response({"error": "no client certificate"}, status=403)
         self._connections += 1
         try:
@@ -312,14 +312,14 @@ class NetTransport:
                 if frame.type == aiohttp.WSMsgType.BINARY:
                     self._receive_batch(frame.data, peer, identity)
                 elif frame.type == aiohttp.WSMsgType.TEXT:
-                    self._reject("text_frame", f"text frame from {peer}")
+                    self.reject("text_frame", f"text frame from {peer}")
                 elif frame.type == aiohttp.WSMsgType.ERROR:
                     exc = ws.exception()
                     too_large = "exceeds limit" in str(exc) or getattr(exc, "code", None) == aiohttp.WSCloseCode.MESSAGE_TOO_BIG
-                    self._reject("too_large" if too_large else "connection_error", f"{peer}: {exc}")
+                    self.reject("too_large" if too_large else "connection_error", f"{peer}: {exc}")
                     counted = True
         except Exception as exc:  # a protocol violation the parser raised
-            self._reject("connection_error", f"{peer}: {type(exc).__name__}: {exc}")
+            self.reject("connection_error", f"{peer}: {type(exc).__name__}: {exc}")
             counted = True
         finally:
             self._incoming.discard(ws)
@@ -334,32 +334,32 @@ class NetTransport:
         try:
             sender, items = decode_batch(data, self.token, self.max_batch_bytes)
         except BadToken as exc:
-            self._reject("bad_token", f"{peer}: {exc}")
+            self.reject("bad_token", f"{peer}: {exc}")
             return
         except DecodeError as exc:
-            self._reject("malformed", f"{peer}: {exc}")
+            self.reject("malformed", f"{peer}: {exc}")
             return
         strict = self.strict
         if strict:
             holder = self.identities.get(sender)
             if holder is None:
-                self._reject("unknown_sender", f"{peer}: a batch from {sender!r}, not a cluster process")
+                self.reject("unknown_sender", f"{peer}: a batch from {sender!r}, not a cluster process")
                 return
             if self.tls is not None and (identity is None or identity.name != holder):
-                self._reject("impersonation", f"{peer}: a batch as process {sender} (whose certificate is {holder!r})")
+                self.reject("impersonation", f"{peer}: a batch as process {sender} (whose certificate is {holder!r})")
                 return
         directory, actors = self.directory, self.actors
         for src, dst, frame in items:
             home = directory.get(src)
             if home is None:
-                self._reject("unknown_sender", f"{peer}: message from {src!r}, not a cluster member")
+                self.reject("unknown_sender", f"{peer}: message from {src!r}, not a cluster member")
                 continue
             if strict and home != sender:
-                self._reject("impersonation", f"{peer}: process {sender} sent a message as {src!r}, which lives at {home}")
+                self.reject("impersonation", f"{peer}: process {sender} sent a message as {src!r}, which lives at {home}")
                 continue
             actor = actors.get(dst)
             if actor is None:
-                self._reject("unknown_destination", f"{peer}: message for {dst!r}, not hosted here")
+                self.reject("unknown_destination", f"{peer}: message for {dst!r}, not hosted here")
                 continue
             self._dispatch(actor, src, frame, strict)
 
@@ -370,12 +370,12 @@ class NetTransport:
         try:
             msg = decode_checked(frame) if checked else decode(frame)
         except DecodeError as exc:
-            self._reject("bad_message", f"from {src}: {exc}")
+            self.reject("bad_message", f"from {src}: {exc}")
             return
         if checked:
             allowed = type(msg).SENDERS
             if allowed is not None and self.roles.get(src) not in allowed:
-                self._reject("not_allowed", f"{src} ({self.roles.get(src)}) may not send {type(msg).__name__} (only {', '.join(sorted(allowed))})")
+                self.reject("not_allowed", f"{src} ({self.roles.get(src)}) may not send {type(msg).__name__} (only {', '.join(sorted(allowed))})")
                 return
         self.delivered += 1
         try:
@@ -384,7 +384,9 @@ class NetTransport:
             self.handler_errors += 1
             log.error("handler failed", actor=actor.address, message=type(msg).__name__, src=src, error=f"{type(exc).__name__}: {exc}", exc_info=True)
 
-    def _reject(self, reason: str, detail: str) -> None:
+    def reject(self, reason: str, detail: str) -> None:
+        """Count something refused under ``reason`` (the result's ``rejected_frames``) and
+        log it, the first few times per reason and then every 1,000th."""
         self.rejected[reason] += 1
         n = self.rejected[reason]
         if n <= _LOG_FIRST or n % 1000 == 0:
