@@ -27,6 +27,7 @@ from dgdrf.overlay.gradient import GradientBase
 from dgdrf.policies.distributed import DistributedPolicy
 from dgdrf.policies.local import HomeUsers, TaskDesk
 from dgdrf.policies.messages import ShareReply, ShareRequest
+from dgdrf.policies.neighbours import FixedNeighbours
 from dgdrf.runtime.actor import Role
 
 
@@ -141,40 +142,28 @@ class DdrfScheduler(HomeScheduler):
 
     def __init__(self, desk: TaskDesk, neighbour_source: Callable[[], list[str]], neighbors: int) -> None:
         super().__init__(desk)
-        self.neighbour_source = neighbour_source
-        self.P = neighbors
-        self.neighbours: list[str] | None = None
-        self.shares: dict[str, float] = {}
-        self.down: set[str] = set()  # servers reported down (network mode)
+        self.fixed = FixedNeighbours(neighbour_source, neighbors)
+        self.shares: dict[str, float] = {}  # neighbour -> its last reported minimum share
+
+    @property
+    def neighbours(self) -> list[str] | None:
+        return self.fixed.members
 
     def on_tick(self) -> None:
-        if self.neighbours is None or len(self.neighbours) < self.P:
-            self._draw_neighbours()
+        if not self.fixed.complete():
+            for n in self.fixed.draw():  # alg. 5 starts from [inf, ..., inf]
+                self.shares.setdefault(n, math.inf)
         floor = min(self.shares.values(), default=math.inf)
         self.place_lowest(lambda share: share <= floor)
         if self.home.users:  # only servers with users need their neighbours' state (4.3)
             for n in self.neighbours:
                 self.actor.send(n, ShareRequest())
 
-    def _draw_neighbours(self) -> None:
-        """The fixed neighbours: P at the first tick, topped up from the same source while
-        it offered fewer (a cluster of fewer than P + 1 servers, or a peer-sampling view
-        caught empty, which would otherwise leave a server without neighbours for good)."""
-        if self.neighbours is None:
-            self.neighbours = self.neighbour_source()[: self.P]
-        else:
-            known = set(self.neighbours)
-            self.neighbours += [n for n in self.neighbour_source() if n not in known and n not in self.down][: self.P - len(self.neighbours)]
-        for n in self.neighbours:
-            self.shares.setdefault(n, math.inf)
-
     def on_MemberDown(self, src: str, msg: MemberDown) -> None:
         """Neighbours that went down (network mode) are replaced at the next tick: the
         last minimum share a dead neighbour reported would otherwise hold this server's
         users back for ever (eq. 3.8 compares against it), although its users moved."""
-        self.down.update(msg.addresses)
-        if self.neighbours is not None:
-            self.neighbours = [n for n in self.neighbours if n not in self.down]
+        self.fixed.forget(msg.addresses)
         for n in msg.addresses:
             self.shares.pop(n, None)
 

@@ -31,6 +31,7 @@ from dgdrf.overlay.cyclon import Cyclon
 from dgdrf.policies.distributed import DistributedPolicy
 from dgdrf.policies.local import TaskDesk
 from dgdrf.policies.messages import ForwardTask, LoadReply, LoadRequest
+from dgdrf.policies.neighbours import FixedNeighbours
 from dgdrf.runtime.actor import Role
 
 Task = tuple[int, list[float], float]  # (task id, demand, the user's dominant share)
@@ -41,15 +42,12 @@ class ProbeScheduler(Role):
 
     def __init__(self, desk: TaskDesk, sampler: Cyclon, neighbors: int, copies: int = 2) -> None:
         self.desk = desk
-        self.sampler = sampler
-        self.P = neighbors
         self.copies = copies
         self.tasks: dict[str, Task] = {}  # user -> newest task
-        self.neighbours: list[str] | None = None
+        self.fixed = FixedNeighbours(lambda: sampler.sample(neighbors), neighbors)
         self.loads: dict[str, float] = {}
         self._unforwarded: list[str] = []  # users whose task came before the neighbours were drawn
         self._proposed: dict[str, Task] = {}  # user -> the task of an unanswered proposal
-        self.down: set[str] = set()  # servers reported down (network mode)
         desk.on_resolved = self._resolved
 
     def _add(self, user: str, task_id: int, demand: list[float], share: float) -> bool:
@@ -85,22 +83,21 @@ class ProbeScheduler(Role):
     def on_ForwardTask(self, src: str, msg: ForwardTask) -> None:
         self._add(msg.user, msg.task_id, msg.demand, msg.dominant_share)
 
+    @property
+    def neighbours(self) -> list[str] | None:
+        return self.fixed.members
+
     def _draw_neighbours(self) -> None:
-        """The fixed random neighbours: P from the Cyclon view at the first tick, topped
-        up from it while fewer are known (a cluster of fewer than P + 1 servers, or a view
-        caught empty); tasks that came before them are copied to them now."""
-        if self.neighbours is None:
-            self.neighbours = self.sampler.sample(self.P)
-        elif len(self.neighbours) < self.P:
-            known = set(self.neighbours)
-            self.neighbours += [n for n in self.sampler.sample(self.P) if n not in known and n not in self.down][: self.P - len(self.neighbours)]
+        """The fixed random neighbours (policies/neighbours.py); tasks that came before
+        they were drawn are copied to them now."""
+        self.fixed.draw()
         if self._unforwarded and self.neighbours:
             users, self._unforwarded = self._unforwarded, []
             for user in dict.fromkeys(users):
                 self._forward(user)
 
     def on_tick(self) -> None:
-        if self.neighbours is None or len(self.neighbours) < self.P:
+        if not self.fixed.complete():
             self._draw_neighbours()
         if not self.tasks:
             return
@@ -126,9 +123,7 @@ class ProbeScheduler(Role):
     def on_MemberDown(self, src: str, msg: MemberDown) -> None:
         """Neighbours that went down (network mode) are replaced at the next tick: the
         last load a dead one reported would keep it first for every copy."""
-        self.down.update(msg.addresses)
-        if self.neighbours is not None:
-            self.neighbours = [n for n in self.neighbours if n not in self.down]
+        self.fixed.forget(msg.addresses)
         for n in msg.addresses:
             self.loads.pop(n, None)
 
