@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from dgdrf.emulation import RunConfig, run_emulation
-from dgdrf.model.scenario import load_scenario
+from dgdrf.config import load_scenario
 from dgdrf.nodes.collector import Collector
 from dgdrf.nodes.gateway import Gateway
 

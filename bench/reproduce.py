@@ -28,7 +28,7 @@ from typing import Any
 from dgdrf.bench.sweep import Dataset, is_stale, read_records, run_parameters
 from dgdrf.build_info import core
 from dgdrf.emulation import RunConfig, run_emulation
-from dgdrf.model.scenario import load_scenario
+from dgdrf.config import load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 #: keys of a result that differ between identical runs

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from dgdrf.emulation import RunConfig, run_emulation
 from dgdrf.model.generators import google_2011_scenario
-from dgdrf.model.scenario import load_scenario
+from dgdrf.config import load_scenario
 from dgdrf.overlay_run import OverlayConfig, run_overlay
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence
 
 from dgdrf.errors import ConfigError, DgdrfError
-from dgdrf.model.scenario import MAX_LATENCY_MS, MAX_SECONDS
+from dgdrf.model.scenario import MAX_SECONDS
 
 if TYPE_CHECKING:  # imported where used: `dgdrf --help` stays quick
     from dgdrf.emulation import RunConfig
@@ -52,40 +52,24 @@ _non_negative_int = _number(int, 0, float("inf"), False, "a non-negative integer
 _positive_float = _number(float, 0.0, MAX_SECONDS, True, f"a positive number of at most {MAX_SECONDS:g}")
 _certificates = _number(int, 0, 100_000, False, "a number of certificates from 0 to 100000")
 _non_negative_float = _number(float, 0.0, MAX_SECONDS, False, f"a number of seconds from 0 to {MAX_SECONDS:g}")
-_probability = _number(float, 0.0, 1.0, False, "a probability in [0, 1]")
 
 
-def _latency(text: str) -> tuple[float, float]:
-    try:
-        parts = [float(x) for x in text.split(",")]
-    except ValueError:
-        parts = []
-    if len(parts) != 2 or not 0 <= parts[0] <= parts[1] <= MAX_LATENCY_MS:
-        raise argparse.ArgumentTypeError(f"must be MIN,MAX milliseconds with 0 <= MIN <= MAX <= {MAX_LATENCY_MS:g}, got {text!r}")
-    return parts[0], parts[1]
+def _run_options() -> list[Any]:
+    from dgdrf.config import RunConfig
+
+    return RunConfig.options()
 
 
-def _add_run_args(p: argparse.ArgumentParser) -> None:
-    """The flags that choose a scenario and configure a run (dgdrf run, node, cluster)."""
+def _add_run_args(p: argparse._ActionsContainer) -> None:
+    """The flags that choose a scenario and configure a run (dgdrf run, node, cluster):
+    the scenario's by hand, then one per declared option (dgdrf/options.py)."""
+    from dgdrf.options import add_arguments
+
     p.add_argument("--policy", help="policy name, or several separated by commas to compare side by side (default: drf,fifo)")
     p.add_argument("--scenario", type=Path, help="scenario file (.toml or .json)")
     p.add_argument("--servers", type=_positive_int, help="generate a Google-2011-like scenario with this many servers")
     p.add_argument("--users", type=_positive_int, help="... and this many users")
-    p.add_argument("--seed", type=_non_negative_int, help="run seed (latencies; also the generator seed with --servers/--users); default 1")
-    p.add_argument("--tick", type=_positive_float, help="allocation tick in seconds (default 0.1, thesis 1.5.8)")
-    p.add_argument("--neighbors", type=_positive_int, help="overlay neighbours per node, used by distributed policies (default 4)")
-    p.add_argument("--latency-ms", type=_latency, metavar="MIN,MAX", help="message latency, uniform, in ms (default 1,5)")
-    p.add_argument("--loss", type=_probability, help="probability a message is lost (default 0)")
-    p.add_argument("--duplicate", type=_probability, help="probability a message is delivered twice (default 0)")
-    p.add_argument("--max-time", type=_positive_float, help="stop after this many simulated seconds (default 100000)")
-    p.add_argument("--capacity-knowledge", choices=("exact", "pushsum"), help="how distributed servers know the cluster capacity C: given (exact, default) or estimated by push-sum")
-    p.add_argument("--idle-gossip", action=argparse.BooleanOptionalAction, default=None, help="whether servers without users start gradient exchanges (default: yes, as in the thesis; --no-idle-gossip: they only answer, about 2x fewer messages, slower convergence)")
-    p.add_argument("--gradient-period", type=_positive_float, help="seconds between a server's gradient exchanges (default: the tick; thesis fig. 5.12 varies it)")
-    p.add_argument("--gradient", choices=("toolbox", "stamped"), help="how gradient views are kept: as the thesis's Kompics toolbox (ages; the default) or with stamps and a memory of recently heard nodes")
-    p.add_argument("--gradient-memory", type=_non_negative_int, help="stamped gradient: bound on the nodes remembered beyond the view and reconsidered at every selection (default: a server with users remembers every server with users it hears of, one without the 4P+16 most recent; 0: none, as the toolbox)")
-    p.add_argument("--gradient-old-threshold", type=_positive_int, help="toolbox gradient: age (exchanges) at which a node's oldest entry leaves its view (default 100, the toolbox's reference configuration)")
-    p.add_argument("--gini-neighbours", choices=("gradient", "overlay"), help="pdgdrf: whose utilities the Gini test of eq. 4.7 takes: the gradient view (alg. 6, default) or also the peer-sampling view")
-    p.add_argument("--warmup", type=_number(float, 0.0, MAX_SECONDS, False, "non-negative seconds"), help="gossip seconds before distributed policies allocate (default 10)")
+    add_arguments(p, _run_options())
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -108,18 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("-o", "--output", type=Path, required=True, metavar="FILE.json")
 
     ov = sub.add_parser("overlay", help="run one gossip protocol alone in virtual time and print its convergence per cycle")
-    ov.add_argument("--protocol", required=True, help="cyclon, gradient or pushsum")
-    ov.add_argument("--nodes", type=_positive_int, default=1000, help="number of nodes (default 1000)")
-    ov.add_argument("--cycles", type=_positive_int, default=30, help="protocol periods to run (default 30)")
-    ov.add_argument("--view-size", type=_positive_int, default=10, help="Cyclon view size c (default 10)")
-    ov.add_argument("--shuffle-length", type=_positive_int, default=5, help="Cyclon shuffle length l (default 5)")
-    ov.add_argument("--neighbors", type=_positive_int, default=4, help="gradient view size P (default 4)")
-    ov.add_argument("--gradient", choices=("stamped", "toolbox"), default="stamped", help="gradient kind: stamped with memory (default) or the Kompics toolbox's (aged)")
-    ov.add_argument("--gradient-memory", type=_non_negative_int, help="stamped gradient: remember at most the N nodes heard of most recently (default: every node of finite utility, here all of them)")
-    ov.add_argument("--seed", type=_non_negative_int, default=1)
-    ov.add_argument("--loss", type=_probability, default=0.0, help="probability a message is lost (default 0)")
-    ov.add_argument("--latency-ms", type=_latency, metavar="MIN,MAX", default=(1.0, 5.0), help="message latency in ms (default 1,5)")
-    ov.add_argument("--metrics-every", type=_positive_int, default=1, help="measure every k cycles (default 1; measuring is not timed)")
+    from dgdrf.options import add_arguments, declared
+    from dgdrf.overlay_run import OverlayConfig
+
+    add_arguments(ov, declared(OverlayConfig))
     ov.add_argument("--json", type=Path, metavar="OUT", help="write final figures and per-cycle figures as JSON")
     ov.add_argument("--quiet", action="store_true", help="print no table")
 
@@ -141,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     node.add_argument("--quiet", action="store_true", help="collector: print no table")
     node.add_argument("--die-with-parent", action="store_true", help=argparse.SUPPRESS)
     node.add_argument("-v", "--verbose", action="store_true", help="log progress (JSON lines when stderr is not a terminal)")
-    nrun = node.add_argument_group("bootstrap: the run (as for dgdrf run; env DGDRF_SCENARIO, DGDRF_SERVERS, DGDRF_USERS, DGDRF_POLICY, DGDRF_SEED, DGDRF_NEIGHBORS)")
+    nrun = node.add_argument_group("bootstrap: the run (as for dgdrf run; env DGDRF_SCENARIO, DGDRF_SERVERS, DGDRF_USERS, DGDRF_POLICY, and DGDRF_<OPTION> for each option, e.g. DGDRF_SEED, DGDRF_NEIGHBORS)")
     _add_run_args(nrun)
 
     cl = sub.add_parser("cluster", help="a whole cluster as local processes")
@@ -234,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _load_run_inputs(args: argparse.Namespace):
     from dgdrf.emulation import RunConfig
     from dgdrf.model.generators import google_2011_scenario
-    from dgdrf.model.scenario import load_scenario
+    from dgdrf.config import load_scenario
 
     if args.scenario and (args.servers or args.users):
         raise ConfigError("give either --scenario or --servers/--users, not both")
@@ -251,14 +227,11 @@ def _load_run_inputs(args: argparse.Namespace):
     else:
         with resources.as_file(resources.files("dgdrf") / "data" / "default.toml") as path:
             scenario = load_scenario(path)
+    from dgdrf.options import given
+
     s = scenario.settings
-    overrides: dict[str, Any] = {}
-    for name in ("seed", "tick", "neighbors", "loss", "duplicate", "max_time", "capacity_knowledge", "warmup", "gradient_period", "idle_gossip", "gradient_memory", "gradient", "gradient_old_threshold", "gini_neighbours"):
-        if getattr(args, name) is not None:
-            overrides[name] = getattr(args, name)
-    if args.latency_ms is not None:
-        overrides["latency_ms"] = args.latency_ms
-    config = RunConfig.from_settings(s, **overrides)
+    overrides = given(args, _run_options())
+    config = RunConfig.from_settings(s, str(args.scenario) if args.scenario else None, **overrides)
     if args.policy:
         policies = [p.strip() for p in args.policy.split(",") if p.strip()]
     elif args.scenario and "policy" in s:
@@ -376,10 +349,9 @@ def cmd_overlay(args: argparse.Namespace) -> int:
     from dgdrf.overlay_run import OverlayConfig, run_overlay
     from dgdrf.report_table import print_overlay
 
-    config = OverlayConfig(
-        protocol=args.protocol, nodes=args.nodes, cycles=args.cycles, view_size=args.view_size, shuffle_length=args.shuffle_length,
-        neighbors=args.neighbors, gradient=args.gradient, memory=args.gradient_memory, seed=args.seed, loss=args.loss, latency_ms=args.latency_ms, metrics_every=args.metrics_every,
-    )
+    from dgdrf.options import declared, given
+
+    config = OverlayConfig(**given(args, declared(OverlayConfig)))
     result = run_overlay(config)
     doc = result.to_dict()
     if not args.quiet:
@@ -398,29 +370,35 @@ def _write_json(path: Path, doc: Any) -> None:
 
 def _run_flags(args: argparse.Namespace) -> list[str]:
     """The scenario and run flags given, as command-line words for a bootstrap node."""
+    from dgdrf.options import given, to_words
+
     words: list[str] = []
-    for name in ("policy", "scenario", "servers", "users", "seed", "tick", "neighbors", "loss", "duplicate", "max_time", "capacity_knowledge", "warmup", "gradient_period", "gradient_memory", "gradient", "gradient_old_threshold", "gini_neighbours"):
+    for name in ("policy", "scenario", "servers", "users"):
         v = getattr(args, name, None)
         if v is not None:
-            words += [f"--{name.replace('_', '-')}", str(v)]
-    if getattr(args, "latency_ms", None) is not None:
-        words += ["--latency-ms", f"{args.latency_ms[0]},{args.latency_ms[1]}"]
-    if getattr(args, "idle_gossip", None) is not None:
-        words.append("--idle-gossip" if args.idle_gossip else "--no-idle-gossip")
-    return words
+            words += [f"--{name}", str(v)]
+    return words + to_words(given(args, _run_options()), _run_options())
 
 
 def _env_run_defaults(args: argparse.Namespace) -> None:
-    """Containers configure the bootstrap's run by environment variables."""
+    """Containers configure the bootstrap's run by environment variables: DGDRF_SCENARIO,
+    DGDRF_SERVERS, DGDRF_USERS, DGDRF_POLICY and DGDRF_<OPTION> for every declared option;
+    a flag given wins."""
     import os
 
-    for name, kind in (("scenario", Path), ("servers", int), ("users", int), ("policy", str), ("seed", int), ("neighbors", int)):
+    from dgdrf.options import from_environment
+
+    for name, kind in (("scenario", Path), ("servers", int), ("users", int), ("policy", str)):
         raw = os.environ.get(f"DGDRF_{name.upper()}")
         if getattr(args, name, None) is None and raw:
             try:
                 setattr(args, name, kind(raw))
             except ValueError:
                 raise ConfigError(f"environment DGDRF_{name.upper()}={raw!r} is not a valid {name}") from None
+    env = from_environment(dict(os.environ), _run_options(), lambda var, problem: ConfigError(f"environment {var}: {problem}"))
+    for name, value in env.items():
+        if getattr(args, name, None) is None:
+            setattr(args, name, value)
 
 
 def _cluster_inputs(args: argparse.Namespace) -> tuple[Any, RunConfig]:

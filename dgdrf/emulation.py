@@ -15,20 +15,21 @@ from typing import Any, Callable
 
 import numpy as np
 
-from dgdrf.errors import ConfigError
+from dgdrf.config import RunConfig
 from dgdrf.log import get_logger
 from dgdrf.model import metrics
-from dgdrf.model.scenario import MAX_LATENCY_MS, MAX_SECONDS, Scenario, ServerSpec, UserSpec
+from dgdrf.model.scenario import Scenario, ServerSpec, UserSpec
 from dgdrf.nodes.collector import ERROR_LEVELS, Collector
 from dgdrf.nodes.gateway import Gateway
 from dgdrf.nodes.server import Server
 from dgdrf.nodes.user import User
 from dgdrf.nodes.bootstrap import Bootstrap
 from dgdrf.policies import PolicyOptions, make_policy
-from dgdrf.policies.base import CAPACITY_KNOWLEDGE, DEFAULT_OLD_THRESHOLD, GINI_NEIGHBOURS, GRADIENTS, Policy
+from dgdrf.policies.base import Policy
 from dgdrf.runtime.clock import VirtualClock
 from dgdrf.runtime.transport import LocalTransport
 from dgdrf.memory_budget import check_scenario
+from dgdrf.options import declared
 
 GATEWAY = "gateway"
 BOOTSTRAP = "bootstrap"
@@ -43,71 +44,6 @@ PROGRESS_SLICE_S = 1.0
 #: stalled: nothing was placed for ``stall_time`` although tasks fit (a bug); max_time
 STOP_REASONS = ("saturated", "stranded", "stalled", "max_time")
 log = get_logger("dgdrf.emulation")
-
-
-@dataclass(frozen=True)
-class RunConfig:
-    """Everything besides the scenario that determines a run."""
-
-    policy: str = "drf"
-    seed: int = 1
-    tick: float = 0.1
-    neighbors: int = 4
-    latency_ms: tuple[float, float] = (1.0, 5.0)
-    loss: float = 0.0
-    duplicate: float = 0.0
-    max_time: float = 100_000.0
-    stall_time: float = 120.0
-    capacity_knowledge: str = "exact"
-    warmup: float = 10.0
-    gradient_period: float | None = None  # None: one gradient exchange per allocation tick
-    idle_gossip: bool = True  # servers without users start gradient exchanges (thesis); False: they only answer
-    gradient_memory: int | None = None  # nodes a gradient node remembers beyond its view; None: the policy's default
-    gradient: str | None = None  # "toolbox" (the thesis's Kompics gradient) or "stamped"; None: the policy's default
-    gradient_old_threshold: int = DEFAULT_OLD_THRESHOLD  # toolbox gradient: age at which the oldest entry is dropped
-    gini_neighbours: str = "gradient"  # PDGDRF: Gini over the gradient view (alg. 6) or the whole overlay
-
-    @classmethod
-    def from_settings(cls, settings: dict[str, Any], **overrides: Any) -> RunConfig:
-        """The configuration a scenario file's run settings give (its ``policy`` aside),
-        with ``overrides`` (CLI flags, sweep parameters) taking precedence."""
-        base = {k: v for k, v in settings.items() if k != "policy"}
-        base.update(overrides)
-        if isinstance(base.get("latency_ms"), list):
-            base["latency_ms"] = tuple(base["latency_ms"])
-        return cls(**base)
-
-    def validate(self) -> RunConfig:
-        if not 0 < self.tick <= MAX_SECONDS:
-            raise ConfigError(f"tick must be positive seconds (at most {MAX_SECONDS:g}), got {self.tick}")
-        if self.neighbors < 1:
-            raise ConfigError(f"neighbors must be at least 1, got {self.neighbors}")
-        if self.seed < 0:
-            raise ConfigError(f"seed must be non-negative, got {self.seed}")
-        lo, hi = self.latency_ms
-        if not 0 <= lo <= hi <= MAX_LATENCY_MS:
-            raise ConfigError(f"latency must satisfy 0 <= min <= max <= {MAX_LATENCY_MS:g} milliseconds, got [{lo}, {hi}]")
-        for name in ("loss", "duplicate"):
-            v = getattr(self, name)
-            if not 0 <= v <= 1:
-                raise ConfigError(f"{name} probability must be in [0, 1], got {v}")
-        if self.capacity_knowledge not in CAPACITY_KNOWLEDGE:
-            raise ConfigError(f"capacity knowledge must be one of {', '.join(CAPACITY_KNOWLEDGE)}, got {self.capacity_knowledge!r}")
-        if self.gradient_period is not None and not 0 < self.gradient_period <= MAX_SECONDS:
-            raise ConfigError(f"gradient period must be positive seconds, got {self.gradient_period}")
-        if self.gradient_memory is not None and (isinstance(self.gradient_memory, bool) or not isinstance(self.gradient_memory, int) or self.gradient_memory < 0):
-            raise ConfigError(f"gradient memory must be an integer >= 0, got {self.gradient_memory!r}")
-        if self.gradient is not None and self.gradient not in GRADIENTS:
-            raise ConfigError(f"gradient must be one of {', '.join(GRADIENTS)}, got {self.gradient!r}")
-        if isinstance(self.gradient_old_threshold, bool) or not isinstance(self.gradient_old_threshold, int) or self.gradient_old_threshold < 1:
-            raise ConfigError(f"gradient old threshold must be an integer >= 1, got {self.gradient_old_threshold!r}")
-        if self.gini_neighbours not in GINI_NEIGHBOURS:
-            raise ConfigError(f"gini neighbours must be one of {', '.join(GINI_NEIGHBOURS)}, got {self.gini_neighbours!r}")
-        if not 0 <= self.warmup <= MAX_SECONDS:
-            raise ConfigError(f"warmup must be non-negative seconds, got {self.warmup}")
-        if not (0 < self.max_time <= MAX_SECONDS and 0 < self.stall_time <= MAX_SECONDS):
-            raise ConfigError("max_time and stall_time must be positive seconds")
-        return self
 
 
 @dataclass
@@ -162,14 +98,13 @@ class RunResult:
 
 
 def policy_options(scenario: Scenario, config: RunConfig) -> PolicyOptions:
-    """The options every node's policy gets (the same in emulation and on a network)."""
+    """The options every node's policy gets (the same in emulation and on a network): the
+    declared options PolicyOptions shares with the configuration, and the deployment's."""
     first = scenario.servers[0].id  # the central scheduler; the push-sum initiator
+    shared = {d.name: getattr(config, d.name) for d in declared(PolicyOptions)}
     return PolicyOptions(
-        central=first, gateway=GATEWAY, bootstrap=BOOTSTRAP, tick=config.tick, neighbors=config.neighbors,
-        total_capacity=tuple(float(x) for x in scenario.total_capacity()), capacity_knowledge=config.capacity_knowledge,
-        initiator=first, warmup=config.warmup, gradient_period=config.gradient_period, idle_gossip=config.idle_gossip,
-        gradient_memory=config.gradient_memory, gradient=config.gradient, gradient_old_threshold=config.gradient_old_threshold,
-        gini_neighbours=config.gini_neighbours,
+        **shared, central=first, gateway=GATEWAY, bootstrap=BOOTSTRAP, total_capacity=tuple(float(x) for x in scenario.total_capacity()),
+        initiator=first, extras=config.extras,
     )
 
 

@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 
 from dgdrf.errors import ConfigError
+from dgdrf.model.scenario import MAX_LATENCY_MS, MAX_SECONDS
+from dgdrf.options import option, validate
 from dgdrf.model.overlay_metrics import clustering, ideal_gradient_views, indegree
 from dgdrf.nodes.bootstrap import Bootstrap
 from dgdrf.overlay.cyclon import Cyclon
@@ -37,39 +39,32 @@ PROTOCOLS = ("cyclon", "gradient", "pushsum")
 
 @dataclass(frozen=True)
 class OverlayConfig:
-    """One overlay experiment. ``view_size``/``shuffle_length``: Cyclon c and l;
-    ``neighbors``: gradient view size P; ``metrics_every``: measure every k cycles."""
+    """One overlay experiment, its options declared once (dgdrf/options.py): the
+    ``dgdrf overlay`` flags are derived from them."""
 
-    protocol: str = "cyclon"
-    nodes: int = 1000
-    cycles: int = 30
-    view_size: int = 10
-    shuffle_length: int = 5
-    neighbors: int = 4
-    memory: int | None = None  # stamped gradient: nodes remembered beyond the view (None: the default)
-    gradient: str = "stamped"  # or "toolbox": the Kompics toolbox's aged view (overlay/toolbox_gradient.py)
-    period: float = 1.0
-    seed: int = 1
-    latency_ms: tuple[float, float] = (1.0, 5.0)
-    loss: float = 0.0
-    metrics_every: int = 1
-    clustering_sample: int = 200
+    protocol: str = option("cyclon", "the protocol run alone", choices=PROTOCOLS)
+    nodes: int = option(1000, "number of nodes", lo=2)
+    cycles: int = option(30, "protocol periods to run", lo=1)
+    view_size: int = option(10, "Cyclon view size c", lo=1)
+    shuffle_length: int = option(5, "Cyclon shuffle length l (at most c)", lo=1)
+    neighbors: int = option(4, "gradient view size P", lo=1)
+    memory: int | None = option(
+        None, "stamped gradient: remember at most the N nodes heard of most recently", kind="int", lo=0, cli="gradient-memory",
+        none_means="every node of finite utility, here all of them",
+    )
+    gradient: str = option("stamped", "gradient kind: stamped with memory, or the Kompics toolbox's (aged; overlay/toolbox_gradient.py)", choices=("stamped", "toolbox"))
+    period: float = option(1.0, "seconds per protocol period", lo=0.0, lo_open=True, hi=MAX_SECONDS, unit="seconds", flag=False)
+    seed: int = option(1, "run seed", lo=0)
+    latency_ms: tuple[float, float] = option((1.0, 5.0), "message latency, uniform between MIN and MAX", lo=0.0, hi=MAX_LATENCY_MS, unit="milliseconds", metavar="MIN,MAX")
+    loss: float = option(0.0, "probability a message is lost", lo=0.0, hi=1.0)
+    metrics_every: int = option(1, "measure every k cycles (measuring is not timed)", lo=1)
+    clustering_sample: int = option(200, "nodes whose clustering coefficient is measured", lo=1, flag=False)
 
     def validate(self) -> OverlayConfig:
-        if self.protocol not in PROTOCOLS:
-            raise ConfigError(f"unknown overlay protocol {self.protocol!r}; known: {', '.join(PROTOCOLS)}")
-        if self.nodes < 2:
-            raise ConfigError(f"an overlay needs at least 2 nodes, got {self.nodes}")
-        if self.cycles < 1 or self.metrics_every < 1:
-            raise ConfigError("cycles and metrics_every must be at least 1")
-        if not 1 <= self.shuffle_length <= self.view_size:
+        """Each option within its declaration, and Cyclon's l <= c."""
+        validate(self, lambda name, problem: ConfigError(f"overlay {name}: {problem}"))
+        if self.shuffle_length > self.view_size:
             raise ConfigError(f"need 1 <= shuffle length <= view size, got l={self.shuffle_length}, c={self.view_size}")
-        if self.gradient not in ("stamped", "toolbox"):
-            raise ConfigError(f"gradient must be stamped or toolbox, got {self.gradient!r}")
-        if self.neighbors < 1:
-            raise ConfigError(f"neighbors must be at least 1, got {self.neighbors}")
-        if not 0 <= self.loss <= 1:
-            raise ConfigError(f"loss must be a probability, got {self.loss}")
         return self
 
 

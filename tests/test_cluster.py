@@ -15,7 +15,8 @@ import pytest
 from dgdrf.cluster.launcher import Cluster, cluster_up
 from dgdrf.emulation import RunConfig, run_emulation
 from dgdrf.model.generators import google_2011_scenario
-from dgdrf.model.scenario import build_scenario, load_scenario
+from dgdrf.config import load_scenario
+from dgdrf.model.scenario import build_scenario
 from dgdrf.nodes.protocol import ServerReply, TaskQueued
 from dgdrf.runtime.actor import Actor
 

@@ -26,7 +26,8 @@ from dgdrf.cluster.keys import Credentials, make_keys
 from dgdrf.cluster.launcher import Cluster
 from dgdrf.emulation import RunConfig, run_emulation
 from dgdrf.model.generators import google_2011_scenario
-from dgdrf.model.scenario import build_scenario, load_scenario
+from dgdrf.config import load_scenario
+from dgdrf.model.scenario import build_scenario
 from dgdrf.nodes.protocol import Allocate, MemberDown, TaskRequest
 from dgdrf.runtime.messages import encode
 from dgdrf.runtime.reporting import Report

@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from dgdrf.emulation import RunConfig, run_emulation
 from dgdrf.model.oracle import progressive_filling
-from dgdrf.model.scenario import build_scenario, load_scenario
+from dgdrf.config import load_scenario
+from dgdrf.model.scenario import build_scenario
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 

@@ -9,7 +9,7 @@ import pytest
 
 from dgdrf.errors import ScenarioError
 from dgdrf.model.google_trace import read_google_trace
-from dgdrf.model.scenario import load_scenario
+from dgdrf.config import load_scenario
 
 # timestamp, machine ID, event type, platform ID, CPUs, memory
 MACHINES = """\

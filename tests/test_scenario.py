@@ -11,7 +11,8 @@ import pytest
 
 from dgdrf.errors import ScenarioError
 from dgdrf.model.generators import DEMAND_MODEL, GOOGLE_2011_MACHINES, google_2011_scenario
-from dgdrf.model.scenario import Scenario, load_scenario
+from dgdrf.config import load_scenario
+from dgdrf.model.scenario import Scenario
 
 RES2 = ["cpu", "memory"]
 SERVERS2 = [{"id": "s1", "capacity": [1.0, 1.0]}, {"id": "s2", "capacity": [0.5, 0.25]}]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from dgdrf.emulation import RunConfig, run_emulation
-from dgdrf.model.scenario import load_scenario
+from dgdrf.config import load_scenario
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 

@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from dgdrf.bench import thesis
+from dgdrf.config import variant_labels
 from dgdrf.bench.sweep import REVISION_KEYS, SWEEP_JSON, flat_row, is_stale, read_records, revision_params
 from dgdrf.errors import ConfigError
 from dgdrf.model.resources import natural_key
@@ -32,14 +33,10 @@ POLICY_ORDER = ("drf", "drf-bestfit", "fifo", "probes", "ddrf-random", "ddrf-gra
 TOLERANCES = (("exact", "exact"), ("0.01", "1 %"), ("0.05", "5 %"), ("0.10", "10 %"), ("0.15", "15 %"))
 
 
-#: run parameters that make a variant of a policy (figure series, relation checks), with
-#: the value that is no variant
-VARIANT_PARAMS = {"gini_neighbours": "gradient", "gradient": None, "gradient_memory": None}
-
-
 def _variant(r: dict) -> str:
-    """The policy of a row, with the variant parameters it ran with (if not the default)."""
-    extras = [f"{k}={r[k]}" for k, default in VARIANT_PARAMS.items() if r.get(k) is not None and r.get(k) != default]
+    """The policy of a row, with the variant options it ran with (those declared ``label``,
+    when not their default: figure series, relation checks)."""
+    extras = variant_labels(r)
     return r["policy"] + (f" ({', '.join(extras)})" if extras else "")
 
 

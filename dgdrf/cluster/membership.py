@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import asdict
 from typing import Any
 
 import aiohttp
@@ -44,7 +43,9 @@ START_DELAY_S = 1.0  # between the last join and the common start
 
 
 def config_to_dict(config: RunConfig) -> dict[str, Any]:
-    d = asdict(config)
+    """Every option's value by name (pairs as lists): what members rebuild the run from
+    with RunConfig.from_settings."""
+    d = config.values()
     d["latency_ms"] = list(config.latency_ms)
     return d
 

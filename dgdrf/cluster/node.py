@@ -35,7 +35,8 @@ from dgdrf.cluster.membership import COLLECTOR, Membership
 from dgdrf.emulation import BOOTSTRAP, GATEWAY, RunConfig, _result, build_server, build_user, policy_options
 from dgdrf.errors import ConfigError
 from dgdrf.log import get_logger
-from dgdrf.model.scenario import Scenario, parse_scenario
+from dgdrf.model.scenario import Scenario
+from dgdrf.model.scenario_file import parse_document
 from dgdrf.nodes.bootstrap import Bootstrap
 from dgdrf.nodes.collector import REPORT_KINDS, Collector
 from dgdrf.nodes.gateway import Gateway
@@ -225,7 +226,7 @@ async def run_node(opts: NodeOptions) -> int:
         assignment = await _join(session, opts, transport.url, stop)
         if assignment is None:
             return 0 if stop.is_set() else 1
-        scenario = parse_scenario(assignment["scenario"], source="bootstrap")
+        scenario = parse_document(assignment["scenario"], source="bootstrap")
         config = RunConfig.from_settings({}, **assignment["config"])
         policy = make_policy(config.policy, policy_options(scenario, config))
         collector = collector_actor = None

@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 
 from dgdrf.errors import ScenarioError
+from dgdrf.model.google_trace import read_google_trace
+from dgdrf.model.scenario import Scenario, build_scenario
 
 #: Google cluster data 2011, machine configurations: (normalised CPU, normalised memory)
 #: -> number of machines. 12,583 machines in all.
@@ -78,11 +80,9 @@ def sample_google_2011_demands(n: int, rng: np.random.Generator, model: DemandMo
     return [(round(float(c), 6), round(float(m), 6)) for c, m in zip(cpu, mem)]
 
 
-def google_2011_scenario(servers: int, users: int, seed: int, name: str | None = None):
+def google_2011_scenario(servers: int, users: int, seed: int, name: str | None = None) -> Scenario:
     """A Google-2011-like scenario: machines from the real configuration table, user
     demands from :data:`DEMAND_MODEL`. A pure function of (servers, users, seed)."""
-    from dgdrf.model.scenario import build_scenario
-
     if servers < 1 or users < 1:
         raise ScenarioError(f"google-2011: need at least one server and one user, got servers={servers}, users={users}")
     rng = np.random.default_rng(seed)
@@ -99,7 +99,7 @@ def google_2011_scenario(servers: int, users: int, seed: int, name: str | None =
 GENERATORS = ("google-2011", "google-trace")
 
 
-def generate_from_spec(spec: Any, source: str = "<scenario>", base_dir: Path | None = None):
+def generate_from_spec(spec: Any, source: str = "<scenario>", base_dir: Path | None = None) -> Scenario:
     """Build a scenario from a ``[generate]`` table of a scenario file."""
 
     def fail(where: str, what: str) -> ScenarioError:
@@ -124,8 +124,6 @@ def generate_from_spec(spec: Any, source: str = "<scenario>", base_dir: Path | N
         values[k] = v
     if kind == "google-2011":
         return google_2011_scenario(values["servers"], values["users"], values["seed"])
-    from dgdrf.model.google_trace import read_google_trace
-
     paths = {}
     for k in ("machine_events", "task_events"):
         v = spec.get(k)

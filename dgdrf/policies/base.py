@@ -1,67 +1,21 @@
 """What a policy is: how the gateway routes users and which roles each server hosts.
 
 A policy is plugged into nodes; it never sees the clock or the transport, only the
-actor it is hosted by. Options common to all policies are in :class:`PolicyOptions`.
+actor it is hosted by. Its options are :class:`PolicyOptions` (policies/options.py).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from dgdrf.nodes.gateway import Routing
 from dgdrf.nodes.protocol import RETRY_S, RegisterServer, Registered
-from dgdrf.overlay.toolbox_gradient import DEFAULT_OLD_THRESHOLD
+from dgdrf.policies.options import PolicyOptions
 from dgdrf.runtime.actor import Role
 
 if TYPE_CHECKING:
     from dgdrf.nodes.server import Server
-
-CAPACITY_KNOWLEDGE = ("exact", "pushsum")
-#: how a gradient keeps its view: as the Kompics toolbox the thesis used (ages, no memory),
-#: or with stamps and a memory of recently heard nodes (overlay/gradient.py)
-GRADIENTS = ("toolbox", "stamped")
-#: whose utilities PDGDRF's Gini test (eq. 4.7) takes: the gradient view S_l (alg. 6), or
-#: also the peer-sampling view (the other neighbours a Kompics node hears utilities from)
-GINI_NEIGHBOURS = ("gradient", "overlay")
-
-
-@dataclass(frozen=True)
-class PolicyOptions:
-    """Options every policy receives (configuration, the way a deployment is configured).
-
-    ``central``: the central scheduler's address (centralized policies); ``gateway`` and
-    ``bootstrap``: well-known addresses; ``neighbors``: overlay view size P (2-10 in the
-    thesis); ``tick``: allocation tick; ``total_capacity``: the cluster capacity C, given
-    to the servers when ``capacity_knowledge`` is "exact" (as in the thesis), or estimated
-    by push-sum ("pushsum", started by ``initiator``); ``warmup``: seconds of gossip before
-    the first allocation tick of the distributed policies; gossip periods and Cyclon sizes.
-    """
-
-    central: str
-    gateway: str = "gateway"
-    bootstrap: str = "bootstrap"
-    tick: float = 0.1
-    neighbors: int = 4
-    total_capacity: tuple[float, ...] = ()
-    capacity_knowledge: str = "exact"
-    initiator: str = ""
-    warmup: float = 10.0
-    cyclon_view: int = 10
-    cyclon_shuffle: int = 5
-    cyclon_period: float = 1.0
-    gradient_period: float | None = None  # default: one exchange per allocation tick
-    idle_gossip: bool = True  # servers without users start gradient exchanges (False: only answer)
-    gradient_memory: int | None = None  # nodes remembered beyond the gradient view; None: the policy's default
-    gradient: str | None = None  # "toolbox" or "stamped"; None: the policy's default
-    gradient_old_threshold: int = DEFAULT_OLD_THRESHOLD  # toolbox: age at which the oldest entry leaves
-    gini_neighbours: str = "gradient"  # PDGDRF's Gini over the gradient view, or the whole overlay
-    retry: float = RETRY_S  # seconds a protocol step waits for its answer before sending again
-
-    @property
-    def gradient_every(self) -> float:
-        return self.tick if self.gradient_period is None else self.gradient_period
 
 
 class AnnounceCapacity(Role):

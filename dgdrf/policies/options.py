@@ -1,0 +1,59 @@
+"""The allocation policies' options, and :class:`PolicyOptions`, what every policy gets.
+
+Declared once (dgdrf/options.py); a run's configuration (dgdrf/config.py) composes them
+with the other components' options, and :class:`PolicyOptions` takes the same fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from dgdrf.model.scenario import MAX_SECONDS
+from dgdrf.nodes.protocol import RETRY_S
+from dgdrf.options import option
+from dgdrf.overlay.options import OverlayOptions
+
+CAPACITY_KNOWLEDGE = ("exact", "pushsum")
+#: whose utilities PDGDRF's Gini test (eq. 4.7) takes: the gradient view S_l (alg. 6), or
+#: also the peer-sampling view (the other neighbours a Kompics node hears utilities from)
+GINI_NEIGHBOURS = ("gradient", "overlay")
+
+
+@dataclass(frozen=True)
+class AllocationOptions:
+    """When servers allocate and what they know of the cluster."""
+
+    tick: float = option(0.1, "allocation tick in seconds", lo=0.0, lo_open=True, hi=MAX_SECONDS, unit="seconds", thesis="thesis 1.5.8")
+    capacity_knowledge: str = option(
+        "exact", "how distributed servers know the cluster capacity C: given (exact, as in the thesis) or estimated by push-sum", choices=CAPACITY_KNOWLEDGE,
+    )
+    warmup: float = option(10.0, "gossip seconds before distributed policies allocate", lo=0.0, hi=MAX_SECONDS, unit="seconds")
+    gini_neighbours: str = option(
+        "gradient", "pdgdrf: whose utilities the Gini test takes: the gradient view (alg. 6) or also the peer-sampling view", choices=GINI_NEIGHBOURS,
+        thesis="eq. 4.7", label=True,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class PolicyOptions(AllocationOptions, OverlayOptions):
+    """Options every policy receives: the declared allocation and overlay options, and
+    what the deployment fixes. ``central``: the central scheduler's address (centralized
+    policies); ``gateway`` and ``bootstrap``: well-known addresses; ``total_capacity``:
+    the cluster capacity C, given to the servers when ``capacity_knowledge`` is "exact",
+    or estimated by push-sum started by ``initiator``; ``retry``: seconds a protocol step
+    waits for its answer before sending again; ``extras``: the values of option groups
+    registered from outside the package (dgdrf.options.register)."""
+
+    central: str
+    gateway: str = "gateway"
+    bootstrap: str = "bootstrap"
+    total_capacity: tuple[float, ...] = ()
+    initiator: str = ""
+    retry: float = RETRY_S
+    extras: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def gradient_every(self) -> float:
+        """Seconds between gradient exchanges: the period, or one per allocation tick."""
+        return self.tick if self.gradient_period is None else self.gradient_period
