@@ -37,7 +37,7 @@ GRID = 'policies = ["drf", "fifo", "dgdrf"]\nneighbors = [2, 3]\nseeds = [1, 2]\
         ('policies = ["drf"]\nneighbors = [2]\nseeds = []\nservers = [4]\nusers = [2]\n', "sweep.seeds: must not be empty"),
         ('policies = ["drf"]\nneighbors = [2]\nseeds = [1]\nusers = [2]\n', "sweep.servers: missing"),
         ('policies = ["drf"]\nneighbors = [2]\nseeds = [1]\nservers = [4]\nusers = [2]\ngosip_period = [1.0]\n', "sweep.gosip_period: unknown run parameter"),
-        ('policies = ["drf"]\nneighbors = [2]\nseeds = [1]\nservers = [4]\nusers = [2]\ntick = [0.1, -1.0]\n', "tick must be positive"),
+        ('policies = ["drf"]\nneighbors = [2]\nseeds = [1]\nservers = [4]\nusers = [2]\ntick = [0.1, -1.0]\n', "tick: must be positive"),
         ('policies = ["drf"]\nneighbors = [2, 2]\nseeds = [1]\nservers = [4]\nusers = [2]\n', "sweep.neighbors: lists a value twice"),
         ('policies = ["drf"]\nneighbors = [2]\nseeds = [1]\nscenarios = ["missing.toml"]\n', "sweep.scenarios: cannot read"),
     ],

@@ -17,7 +17,9 @@ fixed data sets. Every combination is one run with a key derived from its parame
 (and the scenario file's content), so running a sweep again finds what is done and
 resumes; a run that fails is recorded with its error and the sweep goes on. Each run is
 its own process (forked from a preloaded server), which makes its peak memory its own
-and a crash or a time-out cost only that run.
+and a crash or a time-out cost only that run. Every record and the manifest (sweep.json)
+hold the run's provenance (dgdrf/provenance.py: git commit and dirty flag, dgdrf, Python
+and library versions) and the sweep file's digest, under the key ``provenance``.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import signal
 import threading
 import time
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from itertools import product
 from multiprocessing.connection import wait
@@ -44,6 +46,7 @@ from typing import Any, Callable, Iterable
 
 from dgdrf.build_info import core
 from dgdrf.errors import ConfigError, DgdrfError
+from dgdrf.provenance import provenance
 from dgdrf.runtime.process import die_with_parent
 
 RESULTS_JSONL = "results.jsonl"
@@ -61,9 +64,9 @@ POLICY_COST = {"dgdrf": 40.0, "pdgdrf": 40.0, "ddrf-gradient": 8.0, "ddrf-random
 
 def run_parameters() -> tuple[str, ...]:
     """Run parameters a sweep may vary besides policy, neighbours and seed."""
-    from dgdrf.emulation import RunConfig
+    from dgdrf.config import option_names
 
-    return tuple(f.name for f in fields(RunConfig) if f.name not in ("policy", "seed", "neighbors"))
+    return tuple(n for n in option_names() if n not in ("policy", "seed", "neighbors"))
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,7 @@ class Dataset:
 
     def load(self):
         from dgdrf.model.generators import google_2011_scenario
-        from dgdrf.model.scenario import load_scenario
+        from dgdrf.config import load_scenario
 
         if self.path is not None:
             return load_scenario(self.path)
@@ -112,6 +115,8 @@ class SweepSpec:
     datasets: list[Dataset]
     params: dict[str, list[Any]] = field(default_factory=dict)
     source: Path | None = None
+    #: sha256 of the sweep file's bytes as read by :func:`load_sweep`, 16 hex digits
+    source_digest: str | None = field(default=None, compare=False, repr=False)
 
     def runs(self) -> list[RunSpec]:
         """Every combination, most expensive first (a longer run started last would
@@ -202,14 +207,33 @@ def load_sweep(path: Path) -> SweepSpec:
     """Read and validate a sweep file; errors name the file and the field."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
+        # as read_text would: universal newlines
+        data = tomllib.loads(raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n"))
     except FileNotFoundError:
         raise ConfigError(f"sweep file {path} does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"sweep file {path}: cannot read: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"sweep file {path}: not valid TOML: {exc}") from None
-    return parse_sweep(data, base=path.parent, source=path)
+    spec = parse_sweep(data, base=path.parent, source=path)
+    spec.source_digest = hashlib.sha256(raw).hexdigest()[:16]  # the bytes parsed, not the file now
+    return spec
+
+
+def sweep_digest(spec: SweepSpec) -> str:
+    """The sweep file's digest (sha256, 16 hex digits): of the bytes :func:`load_sweep`
+    parsed, or of the file now when the spec was parsed from data naming it; of the
+    canonical JSON of :meth:`SweepSpec.describe` when there is no file."""
+    if spec.source_digest:
+        return spec.source_digest
+    if spec.source is not None:
+        try:
+            return hashlib.sha256(Path(spec.source).read_bytes()).hexdigest()[:16]
+        except OSError:
+            pass
+    text = json.dumps(spec.describe(), sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def parse_sweep(data: dict[str, Any], base: Path = Path("."), source: Path | None = None) -> SweepSpec:
@@ -262,7 +286,7 @@ def parse_sweep(data: dict[str, Any], base: Path = Path("."), source: Path | Non
                 content = file.read_bytes()
             except OSError as exc:
                 raise fail("scenarios", f"cannot read {file}: {exc.strerror or exc}") from None
-            from dgdrf.model.scenario import load_scenario
+            from dgdrf.config import load_scenario
 
             sc = load_scenario(file)  # validate now, not in a worker
             datasets.append(Dataset(label=sc.name, path=file, digest=hashlib.sha256(content).hexdigest()[:16], servers=len(sc.servers), users=len(sc.users)))
@@ -526,6 +550,8 @@ def run_sweep(
         todo = todo[:limit]
     t0 = time.perf_counter()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    # once, here: records are made in this process, so no worker runs git
+    prov = {**provenance(), "sweep_digest": sweep_digest(spec)}
     ctx = _context()
     running: dict[Any, tuple[RunSpec, Any, Any, float]] = {}  # conn -> (run, process, conn, started)
     pending = list(todo)
@@ -569,7 +595,7 @@ def run_sweep(
                     proc.join(5)
                     conn.close()
                     del running[conn]
-                    rec = {"key": run.key, "sweep": spec.name, "params": run.params, **rec, "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+                    rec = {"key": run.key, "sweep": spec.name, "params": run.params, **rec, "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "provenance": prov}
                     sink.write(json.dumps(_finite(rec)) + "\n")
                     sink.flush()
                     outcome.done += 1
@@ -593,7 +619,7 @@ def run_sweep(
         records, _ = read_records(out)
         write_csv(out, records)
         session = {"started": started, "wall_s": round(outcome.wall_s, 3), "runs_done": outcome.done, "failed": outcome.failed, "workers": workers, "interrupted": outcome.interrupted, "core": core()}
-        _write_manifest(out, spec, session)
+        _write_manifest(out, spec, session, prov)
     return outcome
 
 
@@ -608,19 +634,27 @@ def _finite(x: Any) -> Any:
     return x
 
 
-def _write_manifest(out: Path, spec: SweepSpec, session: dict[str, Any]) -> None:
-    """sweep.json: the grid, the machine, and every invocation's wall time (their sum is
-    the sweep's time; earlier sessions are kept when a sweep is resumed)."""
+def _write_manifest(out: Path, spec: SweepSpec, session: dict[str, Any], prov: dict[str, Any] | None = None) -> None:
+    """sweep.json: the grid, the machine, every invocation's wall time (their sum is the
+    sweep's time; earlier sessions are kept when a sweep is resumed), and the provenance
+    (``prov``, default: this process's and the sweep file's) of the last invocation that
+    ran something, as for sessions: a rerun that finds every run done keeps the earlier
+    (null in a manifest written before provenance was recorded: this code made none of
+    its records)."""
     from dgdrf import __version__
 
     file = out / SWEEP_JSON
     sessions: list[dict[str, Any]] = []
+    made_by: Any = None
     try:
-        sessions = list(json.loads(file.read_text(encoding="utf-8")).get("sessions", []))
+        previous = json.loads(file.read_text(encoding="utf-8"))
+        sessions = list(previous.get("sessions", []))
+        made_by = previous.get("provenance")
     except (OSError, ValueError, AttributeError):
         pass
     if session["runs_done"] or not sessions:
         sessions.append(session)
+        made_by = prov if prov is not None else {**provenance(), "sweep_digest": sweep_digest(spec)}
     doc = {
         **spec.describe(),
         "runs": len(spec.runs()),
@@ -628,6 +662,7 @@ def _write_manifest(out: Path, spec: SweepSpec, session: dict[str, Any]) -> None
         "dgdrf": __version__,
         "sessions": sessions,
         "wall_s": round(sum(x.get("wall_s", 0.0) for x in sessions), 3),
+        "provenance": made_by,
     }
     tmp = file.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
