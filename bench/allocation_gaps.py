@@ -18,10 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from dgdrf.emulation import RunConfig, run_emulation
 from dgdrf.config import load_scenario
-from dgdrf.nodes.collector import Collector
-from dgdrf.nodes.gateway import Gateway
+from dgdrf.emulation import GATEWAY, RunConfig, build
 
 SCENARIO = Path(__file__).parent.parent / "configs" / "thesis-100x20.toml"
 
@@ -34,20 +32,11 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, nargs="+", default=[1])
     args = ap.parse_args()
 
-    # the run exposes neither its Collector nor its Gateway (issue 18: observers), so keep them
-    made: list = []
-    for cls in (Collector, Gateway):
-        def init(self, *a, _orig=cls.__init__, **k):
-            _orig(self, *a, **k)
-            made.append(self)
-        cls.__init__ = init
-
     scenario = load_scenario(args.scenario)
     for seed in args.seeds:
-        made.clear()
-        result = run_emulation(scenario, RunConfig(policy=args.policy, neighbors=args.neighbors, seed=seed))
-        collector = next(m for m in made if isinstance(m, Collector))
-        gateway = next(m for m in made if isinstance(m, Gateway))
+        world = build(scenario, RunConfig(policy=args.policy, neighbors=args.neighbors, seed=seed))
+        result = world.run()
+        collector, gateway = world.collector, world.transport.actors[GATEWAY]
         t = np.array([a.time for a in collector.allocations])
         gaps = np.diff(t)
         homes = Counter(getattr(gateway.routing, "home", {}).values())

@@ -23,9 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from dgdrf.emulation import RunConfig, run_emulation
 from dgdrf.config import load_scenario
-from dgdrf.nodes.collector import Collector
+from dgdrf.emulation import Observer, RunConfig, run_emulation
 from dgdrf.policies.ddrf import HomeScheduler
 from dgdrf.policies.dgdrf import GradientScheduler
 
@@ -41,9 +40,6 @@ def main() -> None:
     ap.add_argument("--scenario", type=Path, default=SCENARIO)
     args = ap.parse_args()
     actors: dict = {}
-
-    def keep(transport, collector) -> None:
-        actors.update(transport.actors)
 
     def scheduler(addr: str) -> GradientScheduler | None:
         return next((r for r in actors[addr].roles if isinstance(r, GradientScheduler)), None)
@@ -63,25 +59,26 @@ def main() -> None:
             for uid, u in s.home.users.items():
                 print(f"    home user {uid}: share {u.share:.6f}, task waiting {u.request is not None}, out {u.out}, stuck {u.stuck} (retried after {u.stuck_for:g} s)")
 
-    allocated = Collector._on_allocated
+    class WrongAllocations(Observer):
+        """Describes each allocation to a user above the lowest eligible share."""
 
-    def check(self, server, time, f):
-        ledger = self.ledger
-        shares, eligible = ledger.shares(), ledger.fits_anywhere()
-        g_min, g_u = float(shares[eligible].min()), float(shares[ledger.user_index[f["user"]]])
-        if g_min > 0 and (g_u - g_min) / g_min > 1e-9:
-            names = {i: u for u, i in ledger.user_index.items()}
-            lowest = names[int(np.flatnonzero(eligible & (shares <= g_min * (1 + 1e-12)))[0])]
-            allocator, rightful = home_of(f["user"]), home_of(lowest)
-            print(f"wrong allocation {len(self.allocations) + 1} at t={time:.3f}: {f['user']} (share {g_u:.6f}) instead of {lowest} (share {g_min:.6f})")
-            describe("allocating server", allocator, rightful)
-            describe("rightful server", rightful, rightful)
-            holders = [a for a in actors if (s := scheduler(a)) is not None and rightful in s.gradient.view]
-            print(f"  servers with the rightful one in their view: {len(holders)}")
-            print(f"  servers with room for {lowest}'s next task: {int(ledger.fit[ledger.user_index[lowest]].sum())}; walks failed so far: {walk_failed[0]}")
-        return allocated(self, server, time, f)
+        def started(self, world) -> None:
+            actors.update(world.transport.actors)
 
-    Collector._on_allocated = check
+        def allocated(self, world, record) -> None:
+            if record.min_share > 0 and (record.share_before - record.min_share) / record.min_share > 1e-9:
+                ledger = world.collector.ledger  # as before this allocation
+                shares, eligible = ledger.shares(), ledger.fits_anywhere()
+                names = {i: u for u, i in ledger.user_index.items()}
+                lowest = names[int(np.flatnonzero(eligible & (shares <= record.min_share * (1 + 1e-12)))[0])]
+                allocator, rightful = home_of(record.user), home_of(lowest)
+                print(f"wrong allocation {len(world.collector.allocations) + 1} at t={record.time:.3f}: {record.user} (share {record.share_before:.6f}) instead of {lowest} (share {record.min_share:.6f})")
+                describe("allocating server", allocator, rightful)
+                describe("rightful server", rightful, rightful)
+                holders = [a for a in actors if (s := scheduler(a)) is not None and rightful in s.gradient.view]
+                print(f"  servers with the rightful one in their view: {len(holders)}")
+                print(f"  servers with room for {lowest}'s next task: {int(ledger.fit[ledger.user_index[lowest]].sum())}; walks failed so far: {walk_failed[0]}")
+
     walk_failed = [0]
     failed = HomeScheduler._walk_failed
 
@@ -93,7 +90,7 @@ def main() -> None:
     HomeScheduler._walk_failed = count_walk_failure
     scenario = load_scenario(args.scenario)
     config = RunConfig.from_settings(scenario.settings, policy="dgdrf", neighbors=args.neighbors, seed=args.seed, max_time=args.max_time, gradient_memory=args.gradient_memory)
-    result = run_emulation(scenario, config, observe=keep)
+    result = run_emulation(scenario, config, observers=[WrongAllocations()])
     print(f"{result.allocations} allocations, error ratio {result.error_ratio:.6f}, run stopped at {result.runtime_s:.1f} s ({result.stop_reason})")
 
 

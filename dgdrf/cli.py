@@ -473,7 +473,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     if result is None:
         return code or 1
     if not args.quiet:
-        from dgdrf.emulation import RunResult
+        from dgdrf.measurement import RunResult
         from dgdrf.report_table import print_results
 
         print_results(scenario, [RunResult.from_dict(result)])

@@ -22,3 +22,9 @@ class ConfigError(DgdrfError):
 
 class DecodeError(DgdrfError):
     """A message frame could not be decoded (unknown type tag, wrong arity, not msgpack)."""
+
+
+class ProtocolError(RuntimeError):
+    """Not the user's input but a bug: in emulation an actor received a message none of
+    its roles handles, or reported a kind the collector does not know. Emulation and
+    tests fail loudly on it; network mode counts and logs such events instead."""

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.table import Table
 
-from dgdrf.emulation import RunResult
+from dgdrf.measurement import RunResult
 from dgdrf.model.scenario import Scenario
 
 

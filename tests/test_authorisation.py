@@ -13,7 +13,7 @@ import math
 
 import pytest
 
-from dgdrf.emulation import BOOTSTRAP, GATEWAY, RunConfig, run_emulation
+from dgdrf.emulation import BOOTSTRAP, GATEWAY, Observer, RunConfig, run_emulation
 from dgdrf.errors import DecodeError
 from dgdrf.model.generators import google_2011_scenario
 from dgdrf.nodes.collector import REPORT_KINDS
@@ -42,34 +42,40 @@ def _checked_run(policy: str, **kw) -> tuple[list[str], set[str]]:
     problems: list[str] = []
     kinds: set[str] = set()
 
-    def observe(transport, collector):
-        for actor in transport.actors.values():
-            send = actor._tsend
+    class WireCheck(Observer):
+        """Checks every message and report as network mode would, before the clock runs."""
 
-            def checked(src, dst, msg, send=send):
-                allowed = type(msg).SENDERS
-                if role_of[src] not in allowed:
-                    problems.append(f"{role_of[src]} {src} sent {type(msg).__name__}, allowed only from {sorted(allowed)}")
-                try:
-                    decode_checked(encode(msg))
-                except DecodeError as exc:
-                    problems.append(f"{src} -> {dst}: {exc}")
-                send(src, dst, msg)
+        def started(self, world):
+            for actor in world.transport.actors.values():
+                wrap(actor)
 
-            actor._tsend = checked
-            report = actor.ctx.reporter
+    def wrap(actor):
+        send = actor._tsend
 
-            def reported(kind, source, time, fields, report=report):
-                kinds.add(kind)
-                try:
-                    decode_checked(encode(Report(kind, time, fields)))
-                except DecodeError as exc:
-                    problems.append(f"report {kind} of {source}: {exc}")
-                report(kind, source, time, fields)
+        def checked(src, dst, msg, send=send):
+            allowed = type(msg).SENDERS
+            if role_of[src] not in allowed:
+                problems.append(f"{role_of[src]} {src} sent {type(msg).__name__}, allowed only from {sorted(allowed)}")
+            try:
+                decode_checked(encode(msg))
+            except DecodeError as exc:
+                problems.append(f"{src} -> {dst}: {exc}")
+            send(src, dst, msg)
 
-            actor.ctx.reporter = reported
+        actor._tsend = checked
+        report = actor.ctx.reporter
 
-    result = run_emulation(scenario, RunConfig(policy=policy, tick=0.05, warmup=2.0, max_time=400.0, **kw), observe=observe)
+        def reported(kind, source, time, fields, report=report):
+            kinds.add(kind)
+            try:
+                decode_checked(encode(Report(kind, time, fields)))
+            except DecodeError as exc:
+                problems.append(f"report {kind} of {source}: {exc}")
+            report(kind, source, time, fields)
+
+        actor.ctx.reporter = reported
+
+    result = run_emulation(scenario, RunConfig(policy=policy, tick=0.05, warmup=2.0, max_time=400.0, **kw), observers=[WireCheck()])
     assert result.stop_reason in ("saturated", "stranded"), result.stop_reason
     return problems, kinds
 

@@ -24,7 +24,8 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from dgdrf.emulation import BOOTSTRAP, GATEWAY, RunConfig
+from dgdrf.config import RunConfig
+from dgdrf.world import BOOTSTRAP, GATEWAY
 from dgdrf.log import get_logger
 from dgdrf.model.scenario import Scenario
 from dgdrf.nodes.protocol import MemberDown
@@ -172,12 +173,8 @@ class Membership:
                             collector_down()
                         return
                     # users too: one may have accepted a placement from a server now gone
-                    tell = [GATEWAY, COLLECTOR, *(u.id for u in self.scenario.users)]
-                    policy = POLICIES[self.config.policy]
-                    if not policy.distributed:
-                        tell.append(self.scenario.servers[0].id)  # the central scheduler
-                    elif policy.servers_track_members:  # their fixed neighbours may be among the dead
-                        tell += [s.id for s in self.scenario.servers if s.id not in gone]
+                    servers, users = [s.id for s in self.scenario.servers], [u.id for u in self.scenario.users]
+                    tell = [COLLECTOR, *POLICIES[self.config.policy].member_down_audience(servers, users, set(gone), GATEWAY)]
                     for address in tell:
                         if self.directory.get(address) not in self.down:
                             self.bootstrap.send(address, MemberDown(list(gone)))

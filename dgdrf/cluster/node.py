@@ -32,7 +32,9 @@ from aiohttp import web
 
 from dgdrf.cluster.keys import Credentials
 from dgdrf.cluster.membership import COLLECTOR, Membership
-from dgdrf.emulation import BOOTSTRAP, GATEWAY, RunConfig, _result, build_server, build_user, policy_options
+from dgdrf.config import RunConfig
+from dgdrf.measurement import measure
+from dgdrf.world import BOOTSTRAP, GATEWAY, build_server, build_user, policy_options
 from dgdrf.errors import ConfigError
 from dgdrf.log import get_logger
 from dgdrf.model.scenario import Scenario
@@ -361,7 +363,7 @@ async def _wait_cluster(session: aiohttp.ClientSession, bootstrap: str, stop: as
 
 
 class _GatheredStats:
-    """What ``_result`` reads from a transport: the cluster's summed message counters."""
+    """What ``measure`` reads from a transport: the cluster's summed message counters."""
 
     def __init__(self, stats: MessageStats) -> None:
         self.stats = stats
@@ -419,7 +421,7 @@ async def _collect(collector: Collector, actor: CollectorActor, scenario: Scenar
         handler_errors += doc.get("handler_errors", 0)
         connections_lost += doc.get("connections_lost", 0)
     collector.finish()
-    result = _result(scenario, config, collector, _GatheredStats(stats), wall, reason, start, None).to_dict()
+    result = measure(scenario, config, collector, _GatheredStats(stats), wall, reason, start, None).to_dict()
     result["mode"] = "network"
     result["tls"] = transport.tls is not None  # every node of a cluster runs with keys or none does
     result["processes"] = len(urls)
@@ -433,7 +435,7 @@ async def _collect(collector: Collector, actor: CollectorActor, scenario: Scenar
         opts.json_out.write_text(json.dumps(result, indent=1) + "\n")
     if not opts.quiet:
         from dgdrf.report_table import print_results
-        from dgdrf.emulation import RunResult
+        from dgdrf.measurement import RunResult
 
         print_results(scenario, [RunResult.from_dict(result)])
     log.warning("run finished", stop=reason, allocations=result["allocations"], runtime_s=round(result["runtime_s"], 3), violations=len(result["invariant_violations"]))

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from dgdrf.errors import ProtocolError
 from dgdrf.model.ledger import AllocationLedger
 from dgdrf.model.resources import SHARE_TIE_TOLERANCE
 from dgdrf.model.scenario import Scenario
@@ -77,6 +78,13 @@ class Collector:
     last_allocation_at: float = 0.0
     current: dict[str, int] = field(default_factory=dict)  # user -> its task being placed
     holders: dict[tuple[str, int], set[str]] = field(default_factory=dict)  # (user, task) -> servers holding a copy
+    #: called with each allocation as it is recorded, before the ledger counts it (a run's
+    #: observers, dgdrf/world.py)
+    on_allocation: Callable[[AllocationRecord], Any] | None = None
+    #: a report of an unknown kind, or of a message no role handles ("unhandled"), is a
+    #: bug in emulation and raises :class:`ProtocolError`; in network mode (not strict)
+    #: it is counted, and the transport rejects unknown kinds before they get here
+    strict: bool = False
 
     def __post_init__(self) -> None:
         self.ledger = AllocationLedger(len(self.scenario.resources))
@@ -104,6 +112,9 @@ class Collector:
     def __call__(self, kind: str, source: str, time: float, fields: dict[str, Any]) -> None:
         handler = getattr(self, f"_on_{kind}", None)
         if handler is None:
+            if self.strict and (kind not in REPORT_KINDS or kind == "unhandled"):
+                what = f"a {fields.get('type')} message from {fields.get('src')} that none of its roles handles" if kind == "unhandled" else f"an unknown report kind {kind!r} (nodes/collector.py REPORT_KINDS)"
+                raise ProtocolError(f"t={time:.6f}: {source} reported {what}")
             self.counters[kind] = self.counters.get(kind, 0) + 1
             return
         handler(source, time, fields)
@@ -184,10 +195,13 @@ class Collector:
         eligible = ledger.fits_anywhere()
         g_min = float(shares[eligible].min()) if eligible.any() else float(shares[u])
         g_u = float(shares[u])
+        record = AllocationRecord(time, user, task_id, server, g_u, g_min)
+        if self.on_allocation is not None:
+            self.on_allocation(record)  # before the ledger counts it: the shares the record compares
         ledger.allocate(u, s, check=False)
         if ledger.over_capacity(s):
             self.violations.append(f"t={time:.6f}: server {server} over capacity after task {task_id} of {user}: used {ledger.used[s].tolist()} > capacity {ledger.capacity[s].tolist()}")
-        self.allocations.append(AllocationRecord(time, user, task_id, server, g_u, g_min))
+        self.allocations.append(record)
         self.last_allocation_at = time
         t0 = self.submitted_at.pop(key, None)
         if t0 is not None:

@@ -62,6 +62,20 @@ class Policy(ABC):
         """The gradient this policy's servers run given ``--gradient`` (None: none at all)."""
         return (gradient or cls.default_gradient) if cls.uses_gradient else None
 
+    @classmethod
+    def member_down_audience(cls, servers: list[str], users: list[str], gone: set[str], gateway: str = "gateway") -> list[str]:
+        """Who must hear that the members ``gone`` went down (MemberDown), so that the run
+        goes on without them: the gateway re-homes their users; every user, as one may
+        have accepted a placement from a server now gone; the central scheduler of a
+        centralized policy; and the servers of a policy whose fixed neighbours may be
+        among the dead (:attr:`servers_track_members`)."""
+        audience = [gateway, *users]
+        if not cls.distributed:
+            audience.append(servers[0])  # the central scheduler
+        elif cls.servers_track_members:
+            audience += [s for s in servers if s not in gone]
+        return audience
+
     def __init__(self, options: PolicyOptions) -> None:
         self.options = options
 

@@ -1,0 +1,176 @@
+"""What a run measured: :class:`RunResult` (the ``--json`` document) made by
+:func:`measure` from the collector (the global truth: allocations, shares, invariants)
+and the transport's message counters, the same in emulation and, gathered from every
+process, on a network. The error curve (thesis figs. 5.6-5.7) and the cost per tick
+(eqs. 4.3-4.6) are here too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dgdrf.config import RunConfig
+from dgdrf.model import metrics
+from dgdrf.model.scenario import Scenario
+from dgdrf.nodes.collector import ERROR_LEVELS, Collector
+from dgdrf.runtime.transport import LocalTransport
+
+
+@dataclass
+class RunResult:
+    """What one run measured; :meth:`to_dict` is the ``--json`` document."""
+
+    policy: str
+    scenario: str
+    servers: int
+    users: int
+    seed: int
+    tick: float
+    neighbors: int
+    latency_ms: list[float]
+    runtime_s: float
+    wall_s: float
+    stop_reason: str
+    saturated: bool
+    allocations: int
+    min_share: float
+    gini: float
+    jain: float
+    ratio_20_20: float
+    error_ratio: float
+    error_ratio_tol: dict[str, float]
+    shares: dict[str, float]
+    tasks: dict[str, int]
+    utilization: dict[str, float]
+    messages: dict[str, Any]
+    bytes: dict[str, Any]
+    latency_s: dict[str, float]
+    unplaceable_users: list[str]
+    invariant_violations: list[str]
+    capacity_knowledge: str = "exact"
+    warmup_s: float = 0.0
+    error_curve: dict[str, list[float]] = field(default_factory=dict)
+    cost_per_tick: dict[str, Any] = field(default_factory=dict)
+    events: dict[str, int] = field(default_factory=dict)
+    stranded_users: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any]) -> RunResult:
+        """A result back from its ``--json`` document (keys it does not have, such as a
+        network run's ``mode`` or ``processes``, are left out)."""
+        return cls(**{k: v for k, v in doc.items() if k in cls.__dataclass_fields__})
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        if d["ratio_20_20"] == float("inf"):
+            d["ratio_20_20"] = None  # JSON has no infinity; None = poorest 20 % hold nothing
+        return d
+
+
+def error_curve(collector: Collector, points: int = 50) -> dict[str, list[float]]:
+    """Cumulative error ratio over the allocations made (thesis figs. 5.6-5.7), exact and
+    with each tolerance, at up to ``points`` evenly spaced allocation counts."""
+    n = len(collector.allocations)
+    if not n:
+        return {"allocations": [], **{key: [] for key, _ in ERROR_LEVELS}}
+    rel = collector.excess_over_minimum()
+    at = np.unique(np.linspace(1, n, min(points, n)).round().astype(int))
+    curve: dict[str, list[float]] = {"allocations": at.tolist()}
+    for key, tol in ERROR_LEVELS:
+        curve[key] = (np.cumsum(rel > tol)[at - 1] / at).tolist()
+    return curve
+
+
+#: message types by the part of the system that sends them (for costs per tick)
+MESSAGE_GROUPS = {
+    "allocation": ("ServerRequest", "ServerReply", "TaskRequest", "Proposal", "Accept", "Decline", "Allocate", "AllocateRejected", "TaskAllocated", "RegisterServer", "ForwardTask", "WalkTask", "WalkFailed"),
+    "neighbour_state": ("ShareRequest", "ShareReply", "LoadRequest", "LoadReply"),
+    "gradient": ("GradientShuffle", "GradientReply", "CentreCheck", "CentreAck"),
+    "peer_sampling": ("Join", "Peers", "CyclonShuffle", "CyclonReply"),
+    "aggregation": ("PushSumShare",),
+}
+
+
+def cost_per_tick(transport: LocalTransport, before: tuple[list[int], list[int]] | None, ticks: float, servers: int, config: RunConfig) -> dict[str, Any]:
+    """Messages and bytes per allocation tick during the allocation phase, per group, next
+    to the thesis's cost model: DDRF's 2|S|P share messages of 8 bytes plus overhead
+    (eqs. 4.3-4.4) and the gradient's 2x|S| messages of (P+1)(8+adr) bytes (eqs. 4.5-4.6);
+    the bytes are the measured frames."""
+    from dgdrf.runtime.messages import message_types
+
+    names = {tag: cls.__name__ for tag, cls in message_types().items()}
+    count0, bytes0 = before if before is not None else ([0] * 256, [0] * 256)
+    stats = transport.stats
+    ticks = max(ticks, 1.0)
+    groups: dict[str, dict[str, float]] = {}
+    for tag in range(256):
+        n = stats.count[tag] - count0[tag]
+        if not n:
+            continue
+        name = names.get(tag, f"tag{tag}")
+        group = next((g for g, members in MESSAGE_GROUPS.items() if name in members), "other")
+        g = groups.setdefault(group, {"messages": 0.0, "bytes": 0.0})
+        g["messages"] += n / ticks
+        g["bytes"] += (stats.nbytes[tag] - bytes0[tag]) / ticks
+    P, S = config.neighbors, servers
+    x = 1.0 if config.gradient_period is None else config.tick / config.gradient_period  # exchanges per node per tick
+    model = {"ddrf_share_messages_eq_4_3": 2 * S * P, "gradient_messages_eq_4_6": 2 * x * S}
+    return {"ticks": ticks, "by_group": groups, "thesis_model_worst_case": model}
+
+
+def measure(scenario: Scenario, config: RunConfig, collector: Collector, transport: LocalTransport, wall: float, stop_reason: str, start: float, before: tuple[list[int], list[int]] | None) -> RunResult:
+    """What a run measured, from its collector and its transport's counters (the same
+    in emulation and, gathered from every process, on a network)."""
+    ledger = collector.ledger
+    shares = ledger.shares()
+    n_alloc = len(collector.allocations)
+    end = collector.saturated_at if collector.saturated_at is not None else collector.last_allocation_at
+    runtime = max(0.0, end - start)  # from the first allocation tick's start (after warm-up)
+    lat = np.asarray(collector.latencies)
+    latency = (
+        {"p50": float(np.percentile(lat, 50)), "p90": float(np.percentile(lat, 90)), "p99": float(np.percentile(lat, 99)), "mean": float(lat.mean()), "max": float(lat.max())}
+        if lat.size
+        else {"p50": 0.0, "p90": 0.0, "p99": 0.0, "mean": 0.0, "max": 0.0}
+    )
+    msg = transport.stats.summary()
+    util = metrics.utilization(ledger.used, ledger.capacity)
+    curve = error_curve(collector)
+    final_error = {key: (values[-1] if values else 0.0) for key, values in curve.items() if key != "allocations"}
+    return RunResult(
+        policy=config.policy,
+        scenario=scenario.name,
+        servers=len(scenario.servers),
+        users=len(scenario.users),
+        seed=config.seed,
+        tick=config.tick,
+        neighbors=config.neighbors,
+        latency_ms=list(config.latency_ms),
+        runtime_s=float(runtime),
+        wall_s=wall,
+        stop_reason=stop_reason,
+        saturated=collector.saturated_at is not None,
+        allocations=n_alloc,
+        min_share=metrics.min_share(shares),
+        gini=metrics.gini(shares),
+        jain=metrics.jain(shares),
+        ratio_20_20=metrics.ratio_20_20(shares),
+        error_ratio=final_error["exact"],
+        error_ratio_tol={key: v for key, v in final_error.items() if key != "exact"},
+        shares={u: float(shares[i]) for i, u in enumerate(ledger.user_ids)},
+        tasks={u: int(ledger.tasks[i]) for i, u in enumerate(ledger.user_ids)},
+        utilization={r: float(util[j]) for j, r in enumerate(scenario.resources)},
+        messages={"total": msg["total"], "dropped": msg["dropped"], "duplicated": msg["duplicated"], "undeliverable": msg["undeliverable"], "by_type": {k: v["count"] for k, v in msg["by_type"].items()}},
+        bytes={"total": msg["bytes"], "by_type": {k: v["bytes"] for k, v in msg["by_type"].items()}},
+        latency_s=latency,
+        unplaceable_users=scenario.unplaceable_users(),
+        invariant_violations=list(collector.violations),
+        capacity_knowledge=config.capacity_knowledge,
+        warmup_s=start,
+        error_curve=curve,
+        cost_per_tick=cost_per_tick(transport, before, runtime / config.tick, len(scenario.servers), config),
+        events=dict(sorted(collector.counters.items())),
+        stranded_users=collector.stranded() if stop_reason == "stranded" else [],
+    )

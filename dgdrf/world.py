@@ -1,0 +1,258 @@
+"""A run as a composed object: ``world = build(scenario, config)``, then
+``world.run(observers=[...], controls=[...])``.
+
+:func:`build` wires a scenario into actors on one virtual-time loop (the composition
+root of emulation; cluster/node.py builds the same actors on sockets). What watches a
+run is an :class:`Observer` (the stall watchdog, a measurement script); what changes it
+while it runs is a :class:`Control` (a crash, in virtual time). Both see the world
+through its public parts (clock, transport, collector) and are started once every actor
+has been scheduled to start, so adding one that only reads changes no result: PeerSim's
+Controls, scheduled by the run rather than patched into the protocol.
+
+A run is a pure function of (scenario, configuration, seed): one seeded numpy generator
+feeds the transport (latencies, loss) and is split per actor. It ends at saturation (the
+first moment no user's next task fits on any server, thesis 1.5.5), when ``max_time``
+virtual seconds pass, or when an observer stops it with a reason (stalled, stranded).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+import numpy as np
+
+from dgdrf.config import RunConfig
+from dgdrf.log import get_logger
+from dgdrf.measurement import RunResult, measure
+from dgdrf.memory_budget import check_scenario
+from dgdrf.model.scenario import Scenario, ServerSpec, UserSpec
+from dgdrf.nodes.bootstrap import Bootstrap
+from dgdrf.nodes.collector import AllocationRecord, Collector
+from dgdrf.nodes.gateway import Gateway
+from dgdrf.nodes.protocol import MemberDown
+from dgdrf.nodes.server import Server
+from dgdrf.nodes.user import User
+from dgdrf.options import declared
+from dgdrf.policies import PolicyOptions, make_policy
+from dgdrf.policies.base import Policy
+from dgdrf.runtime.clock import VirtualClock
+from dgdrf.runtime.transport import LocalTransport
+
+GATEWAY = "gateway"
+BOOTSTRAP = "bootstrap"
+#: how often the run is checked for having stalled or become stranded (virtual seconds)
+WATCH_PERIOD_S = 1.0
+#: with a progress callback, the clock runs in slices of this many virtual seconds and
+#: the callback hears the time and the allocations after each (the slices change nothing:
+#: no callback runs between them)
+PROGRESS_SLICE_S = 1.0
+#: why a run ended: saturation (thesis 1.5.5); stranded: no allocation can ever happen
+#: again although tasks fit (probes by construction, thesis 4.2; nodes/collector.py);
+#: stalled: nothing was placed for ``stall_time`` although tasks fit (a bug); max_time
+STOP_REASONS = ("saturated", "stranded", "stalled", "max_time")
+#: seconds between a crash and the members hearing of it in emulation: network mode's
+#: failure detector declares a process down after 3 missed pings 0.5 s apart
+CRASH_DETECTION_S = 1.5
+log = get_logger("dgdrf.world")
+
+
+class Observer:
+    """Watches a run. ``started`` is called once every actor is scheduled to start and
+    before the clock runs (schedule with ``world.clock.call_later``); ``allocated`` after
+    each allocation the collector records; ``finished`` once the run has ended, with its
+    result. An observer reads; it never changes what the actors do."""
+
+    def started(self, world: World) -> None:
+        """The run is about to run."""
+
+    def allocated(self, world: World, allocation: AllocationRecord) -> None:
+        """An allocation was recorded (the collector's typed record)."""
+
+    def finished(self, world: World, result: RunResult) -> None:
+        """The run ended; ``result`` is what it measured."""
+
+
+class Control(Observer):
+    """Changes a run while it runs (crashes, churn, partitions), in virtual time: the
+    same hooks as an observer, with licence to act on the world."""
+
+
+def policy_options(scenario: Scenario, config: RunConfig) -> PolicyOptions:
+    """The options every node's policy gets (the same in emulation and on a network): the
+    declared options PolicyOptions shares with the configuration, and the deployment's."""
+    first = scenario.servers[0].id  # the central scheduler; the push-sum initiator
+    shared = {d.name: getattr(config, d.name) for d in declared(PolicyOptions)}
+    return PolicyOptions(
+        **shared, central=first, gateway=GATEWAY, bootstrap=BOOTSTRAP, total_capacity=tuple(float(x) for x in scenario.total_capacity()),
+        initiator=first, extras=config.extras,
+    )
+
+
+def build_server(spec: ServerSpec, policy: Policy, config: RunConfig) -> Server:
+    """A resource node hosting the policy's roles; it allocates from the policy's start."""
+    server = Server(spec.id, spec.capacity, tick=config.tick, first_tick=policy.allocation_start + config.tick)
+    for role in policy.server_roles(server):
+        server.add_role(role)
+    return server
+
+
+def build_user(spec: UserSpec, policy: Policy) -> User:
+    return User(spec.id, spec.demand, GATEWAY, start_delay=policy.user_start, retry=policy.options.retry)
+
+
+@dataclass
+class World:
+    """One emulated run's parts: the scenario and configuration, the virtual clock, the
+    emulated network with every actor on it, the policy, and the collector (the
+    measuring instrument). Made by :func:`build`; run once by :meth:`run`."""
+
+    scenario: Scenario
+    config: RunConfig
+    clock: VirtualClock
+    transport: LocalTransport
+    collector: Collector
+    policy: Policy
+    #: why the run ended (None while it runs and when it saturates)
+    stop_reason: str | None = None
+    observers: list[Observer] = field(default_factory=list)
+    _ran: bool = False
+
+    @property
+    def start(self) -> float:
+        """When allocation begins (after the distributed policies' warm-up)."""
+        return self.policy.allocation_start
+
+    def stop(self, reason: str) -> None:
+        """End the run now, for ``reason`` (one of :data:`STOP_REASONS`)."""
+        if self.stop_reason is None:
+            self.stop_reason = reason
+        self.clock.stop()
+
+    def run(self, observers: Iterable[Observer] = (), controls: Iterable[Control] = (), progress: Callable[[float, int], None] | None = None) -> RunResult:
+        """Run to the end and measure. The stall watchdog (:class:`StallWatch`) watches
+        every run; ``observers`` and ``controls`` are started after it, in order.
+        ``progress``, if given, is called with the virtual time and the allocations made
+        so far every :data:`PROGRESS_SLICE_S` virtual seconds (a progress bar; the
+        result is the same with or without it)."""
+        if self._ran:
+            raise RuntimeError("a world runs once; build another")
+        self._ran = True
+        clock, transport, collector, config = self.clock, self.transport, self.collector, self.config
+        self.observers = [StallWatch(), *observers, *controls]
+        at_start: list[tuple[list[int], list[int]]] = []  # message counters when allocation starts
+        clock.call_later(self.start, lambda: at_start.append((list(transport.stats.count), list(transport.stats.nbytes))))
+        collector.last_allocation_at = self.start  # the stall clock starts with allocation
+        collector.check_initial_saturation()
+        wall = 0.0
+        if collector.saturated_at is None:
+            transport.start_all()
+            listeners = [o for o in self.observers if type(o).allocated is not Observer.allocated]
+            if listeners:
+                collector.on_allocation = lambda record: [o.allocated(self, record) for o in listeners]
+            for o in self.observers:
+                o.started(self)
+            log.info("run started", policy=config.policy, scenario=self.scenario.name, servers=len(self.scenario.servers), users=len(self.scenario.users), seed=config.seed)
+            t0 = time.perf_counter()
+            if progress is None:
+                clock.run(until=config.max_time)
+            else:
+                until = 0.0
+                while True:
+                    until = min(until + PROGRESS_SLICE_S, config.max_time)
+                    clock.run(until=until)
+                    progress(clock.now(), len(collector.allocations))
+                    if clock.stopped or until >= config.max_time or not clock.pending():
+                        break
+            wall = time.perf_counter() - t0
+        if self.stop_reason is None:
+            self.stop_reason = "saturated" if collector.saturated_at is not None else "max_time"
+        collector.finish()
+        result = measure(self.scenario, config, collector, transport, wall, self.stop_reason, self.start, at_start[0] if at_start else None)
+        log.info("run finished", policy=config.policy, scenario=self.scenario.name, stop=result.stop_reason, allocations=result.allocations, runtime_s=round(result.runtime_s, 3), wall_s=round(wall, 3), messages=result.messages["total"])
+        for o in self.observers:
+            o.finished(self, result)
+        return result
+
+
+def build(scenario: Scenario, config: RunConfig) -> World:
+    """Wire ``scenario`` into actors under ``config``: servers hosting the policy's roles,
+    the gateway, the bootstrap and the users, on one virtual clock and emulated network."""
+    config.validate()
+    check_scenario(scenario.capacity_matrix(), scenario.demand_matrix())
+    rng = np.random.default_rng(config.seed)
+    clock = VirtualClock()
+    collector = Collector(scenario, on_saturated=clock.stop, strict=True)  # an unhandled message is a bug here
+    transport = LocalTransport(
+        clock,
+        rng,
+        latency=(config.latency_ms[0] / 1000.0, config.latency_ms[1] / 1000.0),
+        loss=config.loss,
+        duplicate=config.duplicate,
+        reporter=collector,
+    )
+    policy = make_policy(config.policy, policy_options(scenario, config))
+    for spec in scenario.servers:
+        transport.register(build_server(spec, policy, config))
+    transport.register(Gateway(GATEWAY, policy.gateway_routing()))
+    transport.register(Bootstrap(BOOTSTRAP))
+    for spec in scenario.users:
+        transport.register(build_user(spec, policy))
+    return World(scenario, config, clock, transport, collector, policy)
+
+
+class StallWatch(Observer):
+    """Ends a run that can no longer make progress: ``stranded`` when no allocation can
+    ever happen again although tasks fit (nodes/collector.py), ``stalled`` when nothing
+    was placed for ``stall_time`` virtual seconds although tasks fit (a bug to find)."""
+
+    def started(self, world: World) -> None:
+        self.period = min(WATCH_PERIOD_S, world.config.stall_time)
+        world.clock.call_later(self.period, self._check, world)
+
+    def _check(self, world: World) -> None:
+        collector = world.collector
+        if collector.saturated_at is None and collector.stranded():
+            world.stop("stranded")
+        elif collector.saturated_at is None and world.clock.now() - collector.last_allocation_at >= world.config.stall_time:
+            world.stop("stalled")
+        else:
+            world.clock.call_later(self.period, self._check, world)
+
+
+@dataclass
+class Crash(Control):
+    """Members that crash at virtual time ``at``: they stop, and nothing reaches them any
+    more. ``detected_after`` seconds later the bootstrap tells the members that must know
+    (MemberDown, :meth:`Policy.member_down_audience`) and the collector judges saturation
+    on the servers that remain, as network mode's failure detector does."""
+
+    at: float
+    addresses: tuple[str, ...]
+    detected_after: float = CRASH_DETECTION_S
+
+    def started(self, world: World) -> None:
+        unknown = [a for a in self.addresses if a not in world.transport.actors]
+        if unknown:
+            raise ValueError(f"crash: no actor {unknown[0]!r} in the run")
+        world.clock.call_later(self.at, self._crash, world)
+
+    def _crash(self, world: World) -> None:
+        for address in self.addresses:
+            actor = world.transport.actors.pop(address, None)
+            if actor is not None:
+                actor.stop()
+        world.clock.call_later(self.detected_after, self._detected, world)
+
+    def _detected(self, world: World) -> None:
+        gone = set(self.addresses)
+        servers = [s.id for s in world.scenario.servers]
+        down = [s for s in servers if s in gone]
+        if down:
+            world.collector.retire_servers(down, world.clock.now())
+        bootstrap = world.transport.actors[BOOTSTRAP]
+        audience = type(world.policy).member_down_audience(servers, [u.id for u in world.scenario.users], gone, GATEWAY)
+        for address in audience:
+            if address not in gone:
+                bootstrap.send(address, MemberDown(sorted(gone)))

@@ -1,0 +1,112 @@
+"""A run as a composed world (dgdrf/world.py): observers see it without changing it,
+controls change it in virtual time, and what no role handles fails loudly."""
+
+from __future__ import annotations
+
+import pytest
+
+from dgdrf.emulation import Control, Crash, Observer, RunConfig, build, run_emulation
+from dgdrf.errors import ProtocolError
+from dgdrf.model.generators import google_2011_scenario
+from dgdrf.runtime.messages import Message, message
+
+SCENARIO = google_2011_scenario(20, 6, 4)
+
+
+def _without_wall(result) -> dict:
+    d = result.to_dict()
+    d.pop("wall_s")
+    return d
+
+
+class AllocationTimeline(Observer):
+    """An observer written in one file: the allocations per virtual second, and the
+    number of actors alive each second (read from the world's public parts)."""
+
+    def __init__(self) -> None:
+        self.per_second: dict[int, int] = {}
+        self.alive: list[int] = []
+        self.result = None
+
+    def started(self, world) -> None:
+        world.clock.call_later(1.0, self._sample, world)
+
+    def _sample(self, world) -> None:
+        self.alive.append(len(world.transport.actors))
+        world.clock.call_later(1.0, self._sample, world)
+
+    def allocated(self, world, allocation) -> None:
+        second = int(allocation.time)
+        self.per_second[second] = self.per_second.get(second, 0) + 1
+
+    def finished(self, world, result) -> None:
+        self.result = result
+
+
+@pytest.mark.parametrize("policy", ["drf", "dgdrf"])
+def test_an_observer_sees_every_allocation_and_changes_nothing(policy):
+    config = RunConfig(policy=policy, seed=2, neighbors=3, warmup=2.0)
+    plain = run_emulation(SCENARIO, config)
+    timeline = AllocationTimeline()
+    watched = run_emulation(SCENARIO, config, observers=[timeline])
+    assert _without_wall(watched) == _without_wall(plain)
+    assert plain.stop_reason == "saturated"
+    assert sum(timeline.per_second.values()) == plain.allocations
+    assert timeline.result is watched
+    assert timeline.alive and set(timeline.alive) == {len(SCENARIO.servers) + len(SCENARIO.users) + 2}
+
+
+@pytest.mark.parametrize("policy", ["drf", "fifo", "ddrf-random", "probes", "dgdrf", "pdgdrf"])
+def test_servers_that_crash_leave_a_run_that_still_saturates(policy):
+    crashed = ("s3", "s7")
+    world = build(SCENARIO, RunConfig(policy=policy, seed=1, neighbors=3, warmup=2.0))
+    after: list[str] = []
+
+    class OnCrashed(Observer):
+        def allocated(self, world, allocation) -> None:
+            if allocation.time > 6.0:
+                after.append(allocation.server)
+
+    result = world.run(observers=[OnCrashed()], controls=[Crash(at=5.0, addresses=crashed)])
+    assert result.stop_reason in ("saturated", "stranded"), result.stop_reason
+    assert result.invariant_violations == []
+    assert result.events["servers_down"] == 2
+    assert not set(after) & set(crashed)  # nothing starts on a dead server
+    assert all(a not in world.transport.actors for a in crashed)
+
+
+def test_a_crash_naming_no_actor_is_refused():
+    with pytest.raises(ValueError, match="no actor 'nobody'"):
+        run_emulation(SCENARIO, RunConfig(), controls=[Crash(at=1.0, addresses=("nobody",))])
+
+
+@message(250)
+class Stray(Message):
+    """A message no role of any node handles (tests only)."""
+
+    note: str
+
+
+def test_a_message_no_role_handles_fails_loudly_in_emulation():
+    class SendStray(Control):
+        def started(self, world) -> None:
+            world.clock.call_later(0.5, lambda: world.transport.actors["u1"].send("s1", Stray("hello")))
+
+    with pytest.raises(ProtocolError, match="s1 reported a Stray message from u1 that none of its roles handles"):
+        run_emulation(SCENARIO, RunConfig(), controls=[SendStray()])
+
+
+def test_an_unknown_report_kind_fails_loudly_in_emulation():
+    class ReportJunk(Control):
+        def started(self, world) -> None:
+            world.clock.call_later(0.5, lambda: world.transport.actors["s1"].report("junk_kind"))
+
+    with pytest.raises(ProtocolError, match="unknown report kind 'junk_kind'"):
+        run_emulation(SCENARIO, RunConfig(), controls=[ReportJunk()])
+
+
+def test_a_world_runs_once():
+    world = build(SCENARIO, RunConfig())
+    world.run()
+    with pytest.raises(RuntimeError, match="runs once"):
+        world.run()
