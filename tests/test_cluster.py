@@ -153,9 +153,8 @@ def test_user_gives_up_a_placement_accepted_from_a_server_that_went_down():
     MemberDown makes it give the task up and send the next one to its living home."""
     import numpy as np
 
-    from dgdrf.nodes.protocol import HomeMoved, MemberDown, Proposal, ServerReply, TaskQueued
+    from dgdrf.nodes.protocol import HomeMoved, MemberDown, Proposal
     from dgdrf.nodes.user import User
-    from dgdrf.runtime.actor import Actor
     from dgdrf.runtime.clock import VirtualClock
     from dgdrf.runtime.transport import LocalTransport
 
@@ -273,9 +272,8 @@ def test_memberdown_never_rehomes_onto_a_server_of_the_same_message_and_drf_plac
     import numpy as np
 
     from dgdrf.nodes.gateway import Gateway, HomeRouting
-    from dgdrf.nodes.protocol import HomeMoved, MemberDown, Proposal, RegisterServer, ServerReply, TaskAllocated, TaskQueued
+    from dgdrf.nodes.protocol import MemberDown, Proposal, RegisterServer
     from dgdrf.nodes.user import User
-    from dgdrf.runtime.actor import Actor
     from dgdrf.runtime.clock import VirtualClock
     from dgdrf.runtime.transport import LocalTransport
 
@@ -301,7 +299,8 @@ def test_memberdown_never_rehomes_onto_a_server_of_the_same_message_and_drf_plac
     reports = []
     clock = VirtualClock()
     transport = LocalTransport(clock, np.random.default_rng(1), reporter=lambda kind, src, t, f: reports.append((kind, f)))
-    central, node = transport.register(Sink("central")), transport.register(Sink("s2"))
+    central = transport.register(Sink("central"))
+    transport.register(Sink("s2"))
     transport.register(Sink("gateway"))
     user = transport.register(User("u1", [1.0], "central"))
     user.start()

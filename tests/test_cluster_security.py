@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import ssl
+import subprocess
 import time
 from pathlib import Path
 
@@ -132,7 +133,7 @@ def test_forged_messages_and_outsiders_are_refused_and_the_run_ends_as_undisturb
     assert result["min_share"] == pytest.approx(emulated["min_share"], rel=1e-9)
 
 
-def _dgdrf(*args: str, timeout: float = 60) -> "subprocess.CompletedProcess[str]":
+def _dgdrf(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     import subprocess
     import sys
 

@@ -80,7 +80,7 @@ def test_a_crash_naming_no_actor_is_refused():
         run_emulation(SCENARIO, RunConfig(), controls=[Crash(at=1.0, addresses=("nobody",))])
 
 
-@message(250)
+@message(230)
 class Stray(Message):
     """A message no role of any node handles (tests only)."""
 

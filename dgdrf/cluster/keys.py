@@ -22,7 +22,6 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from dgdrf.errors import ConfigError
 from dgdrf.runtime.roles import ADMIN, MEMBER_ROLES, ROLES, Identity, identity_of
