@@ -12,12 +12,12 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from dgdrf.config import RunConfig
-from dgdrf.measurement import MESSAGE_GROUPS, RunResult, cost_per_tick, error_curve, measure
+from dgdrf.measurement import RunResult, cost_per_tick, error_curve, measure
 from dgdrf.model.scenario import Scenario
 from dgdrf.world import BOOTSTRAP, GATEWAY, PROGRESS_SLICE_S, STOP_REASONS, WATCH_PERIOD_S, Control, Crash, Observer, World, build, build_server, build_user, policy_options
 
 __all__ = [
-    "BOOTSTRAP", "GATEWAY", "MESSAGE_GROUPS", "PROGRESS_SLICE_S", "STOP_REASONS", "WATCH_PERIOD_S", "Control", "Crash", "Observer", "RunConfig",
+    "BOOTSTRAP", "GATEWAY", "PROGRESS_SLICE_S", "STOP_REASONS", "WATCH_PERIOD_S", "Control", "Crash", "Observer", "RunConfig",
     "RunResult", "World", "build", "build_server", "build_user", "cost_per_tick", "error_curve", "measure", "policy_options", "run_emulation",
 ]  # fmt: skip
 

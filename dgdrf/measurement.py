@@ -84,16 +84,6 @@ def error_curve(collector: Collector, points: int = 50) -> dict[str, list[float]
     return curve
 
 
-#: message types by the part of the system that sends them (for costs per tick)
-MESSAGE_GROUPS = {
-    "allocation": ("ServerRequest", "ServerReply", "TaskRequest", "Proposal", "Accept", "Decline", "Allocate", "AllocateRejected", "TaskAllocated", "RegisterServer", "ForwardTask", "WalkTask", "WalkFailed"),
-    "neighbour_state": ("ShareRequest", "ShareReply", "LoadRequest", "LoadReply"),
-    "gradient": ("GradientShuffle", "GradientReply", "CentreCheck", "CentreAck"),
-    "peer_sampling": ("Join", "Peers", "CyclonShuffle", "CyclonReply"),
-    "aggregation": ("PushSumShare",),
-}
-
-
 def cost_per_tick(transport: LocalTransport, before: tuple[list[int], list[int]] | None, ticks: float, servers: int, config: RunConfig) -> dict[str, Any]:
     """Messages and bytes per allocation tick during the allocation phase, per group, next
     to the thesis's cost model: DDRF's 2|S|P share messages of 8 bytes plus overhead
@@ -101,7 +91,7 @@ def cost_per_tick(transport: LocalTransport, before: tuple[list[int], list[int]]
     the bytes are the measured frames."""
     from dgdrf.runtime.messages import message_types
 
-    names = {tag: cls.__name__ for tag, cls in message_types().items()}
+    group_of = {tag: cls.COST_GROUP for tag, cls in message_types().items()}
     count0, bytes0 = before if before is not None else ([0] * 256, [0] * 256)
     stats = transport.stats
     ticks = max(ticks, 1.0)
@@ -110,8 +100,7 @@ def cost_per_tick(transport: LocalTransport, before: tuple[list[int], list[int]]
         n = stats.count[tag] - count0[tag]
         if not n:
             continue
-        name = names.get(tag, f"tag{tag}")
-        group = next((g for g, members in MESSAGE_GROUPS.items() if name in members), "other")
+        group = group_of.get(tag, "other")  # each type declares it: @message(cost=...)
         g = groups.setdefault(group, {"messages": 0.0, "bytes": 0.0})
         g["messages"] += n / ticks
         g["bytes"] += (stats.nbytes[tag] - bytes0[tag]) / ticks

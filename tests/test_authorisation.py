@@ -35,6 +35,20 @@ def test_every_protocol_message_names_its_senders():
             assert cls.SENDERS <= set(roles.MEMBER_ROLES)
 
 
+def test_every_protocol_message_declares_its_cost_group():
+    """Costs per tick are summed by the group each type declares (``@message(cost=)``):
+    the thesis's cost model counts DDRF's share messages and the gradient's exchanges."""
+    group = {cls.__name__: cls.COST_GROUP for tag, cls in message_types().items() if tag < 200}
+    assert {group[n] for n in ("ShareRequest", "ShareReply", "LoadRequest", "LoadReply")} == {"neighbour_state"}
+    assert {group[n] for n in ("GradientShuffle", "GradientReply", "CentreCheck", "CentreAck")} == {"gradient"}
+    assert {group[n] for n in ("CyclonShuffle", "CyclonReply", "Join", "Peers")} == {"peer_sampling"}
+    assert group["PushSumShare"] == "aggregation" and group["TaskRequest"] == "allocation" and group["Report"] == "other"
+    with pytest.raises(ValueError, match="cost group"):
+        from dgdrf.runtime.messages import message
+
+        message(229, cost="misc")
+
+
 def _checked_run(policy: str, **kw) -> tuple[list[str], set[str]]:
     scenario = google_2011_scenario(12, 4, 2)
     role_of = {s.id: roles.SERVER for s in scenario.servers} | {u.id: roles.USER for u in scenario.users}

@@ -110,3 +110,19 @@ def test_a_world_runs_once():
     world.run()
     with pytest.raises(RuntimeError, match="runs once"):
         world.run()
+
+
+def test_a_role_with_on_tick_must_declare_itself_ticking():
+    """The server ticks its TickingRoles (nodes/ticking.py); an on_tick elsewhere would
+    silently never run, so it is a wiring error."""
+    from dgdrf.nodes.server import Server
+    from dgdrf.runtime.actor import Role
+
+    class Sneaky(Role):
+        def on_tick(self) -> None:
+            pass
+
+    server = Server("s", [1.0], tick=0.1)
+    server.add_role(Sneaky())
+    with pytest.raises(TypeError, match="Sneaky has on_tick but is not a TickingRole"):
+        server.on_start()

@@ -37,14 +37,14 @@ RETRY_S = 0.25
 PROPOSAL_TIMEOUT_S = 2.0
 
 
-@message(1, senders=(USER,))
+@message(1, senders=(USER,), cost="allocation")
 class ServerRequest(Message):
     """User -> gateway: where should my next task go?"""
 
     task_id: int
 
 
-@message(2, senders=(GATEWAY,))
+@message(2, senders=(GATEWAY,), cost="allocation")
 class ServerReply(Message):
     """Gateway -> user: submit task ``task_id`` to ``server``."""
 
@@ -52,7 +52,7 @@ class ServerReply(Message):
     server: str
 
 
-@message(3, senders=(USER,))
+@message(3, senders=(USER,), cost="allocation")
 class TaskRequest(Message):
     """User -> server: one task (alg. 3: user, id, demand, dominant share)."""
 
@@ -62,7 +62,7 @@ class TaskRequest(Message):
     dominant_share: float
 
 
-@message(4, senders=(SERVER,))
+@message(4, senders=(SERVER,), cost="allocation")
 class Proposal(Message):
     """Scheduler -> user: task ``task_id`` can run on ``server`` (the proposer's
     reference ``ref`` tells this proposal from its other ones of the same task)."""
@@ -72,7 +72,7 @@ class Proposal(Message):
     ref: int
 
 
-@message(5, senders=(USER,))
+@message(5, senders=(USER,), cost="allocation")
 class Accept(Message):
     """User -> scheduler: yes, place task ``task_id`` as proposed in ``ref`` (one
     proposal accepted per task id; the Accept is repeated until the task runs)."""
@@ -81,7 +81,7 @@ class Accept(Message):
     ref: int
 
 
-@message(6, senders=(USER,))
+@message(6, senders=(USER,), cost="allocation")
 class Decline(Message):
     """User -> scheduler: no (a proposal for a task already accepted elsewhere)."""
 
@@ -89,7 +89,7 @@ class Decline(Message):
     ref: int
 
 
-@message(7, senders=(SERVER,))
+@message(7, senders=(SERVER,), cost="allocation")
 class Allocate(Message):
     """Scheduler -> resource node: start this task of ``user`` on you."""
 
@@ -99,7 +99,7 @@ class Allocate(Message):
     dominant_share: float
 
 
-@message(8, senders=(SERVER,))
+@message(8, senders=(SERVER,), cost="allocation")
 class AllocateRejected(Message):
     """Resource node -> scheduler: the task did not fit (the scheduler's view was stale)."""
 
@@ -107,7 +107,7 @@ class AllocateRejected(Message):
     task_id: int
 
 
-@message(9, senders=(SERVER,))
+@message(9, senders=(SERVER,), cost="allocation")
 class TaskAllocated(Message):
     """Resource node -> user: task ``task_id`` runs; your new global dominant share."""
 
@@ -116,7 +116,7 @@ class TaskAllocated(Message):
     dominant_share: float
 
 
-@message(10, senders=(SERVER,))
+@message(10, senders=(SERVER,), cost="allocation")
 class RegisterServer(Message):
     """Resource node -> scheduler: I exist, with this capacity vector."""
 

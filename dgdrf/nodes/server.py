@@ -15,6 +15,7 @@ import numpy as np
 
 from dgdrf.model.resources import FIT_TOLERANCE
 from dgdrf.nodes.protocol import Allocate, AllocateRejected, TaskAllocated
+from dgdrf.nodes.ticking import TickingRole
 from dgdrf.runtime.actor import Actor
 
 
@@ -67,8 +68,14 @@ class Server(Actor):
             used[i] = used[i] + d[i] if sign > 0 else used[i] - d[i]
 
     def on_start(self) -> None:
-        # the roles' tick handlers, found once (roles are all added before the start)
-        self._tickers = [role.on_tick for role in self.roles if hasattr(role, "on_tick")]
+        # the ticking roles' handlers, found once (roles are all added before the start);
+        # an on_tick on a role that does not declare itself ticking is a wiring error
+        self._tickers = []
+        for role in self.roles:
+            if isinstance(role, TickingRole):
+                self._tickers.append(role.on_tick)
+            elif hasattr(role, "on_tick"):
+                raise TypeError(f"{type(role).__name__} has on_tick but is not a TickingRole (nodes/ticking.py): the server would not tick it")
         if self._tickers:
             self.every(self.tick, self._on_tick, first=self.first_tick)
 

@@ -13,35 +13,35 @@ from dgdrf.runtime.messages import Message, message
 from dgdrf.runtime.roles import BOOTSTRAP, SERVER
 
 
-@message(20, senders=(SERVER,))
+@message(20, senders=(SERVER,), cost="peer_sampling")
 class Join(Message):
     """Node -> bootstrap: I am here; give me some peers."""
 
     want: int
 
 
-@message(21, senders=(BOOTSTRAP,), max_frame=1 << 20)
+@message(21, senders=(BOOTSTRAP,), max_frame=1 << 20, cost="peer_sampling")
 class Peers(Message):
     """Bootstrap -> node: addresses of nodes that joined before you."""
 
     peers: list[str]
 
 
-@message(22, senders=(SERVER,))
+@message(22, senders=(SERVER,), cost="peer_sampling")
 class CyclonShuffle(Message):
     """Cyclon initiator -> its oldest neighbour: l-1 of my entries plus myself at age 0."""
 
     entries: list[list]
 
 
-@message(23, senders=(SERVER,))
+@message(23, senders=(SERVER,), cost="peer_sampling")
 class CyclonReply(Message):
     """Cyclon: up to l random entries of the receiver's view, back to the initiator."""
 
     entries: list[list]
 
 
-@message(24, senders=(SERVER,), signed=("utility", "stamp"), infinite=("utility",))
+@message(24, senders=(SERVER,), signed=("utility", "stamp"), infinite=("utility",), cost="gradient")
 class GradientShuffle(Message):
     """Gradient: my utility (with its stamp) and my view's descriptors (thesis 4.4)."""
 
@@ -50,7 +50,7 @@ class GradientShuffle(Message):
     entries: list[list]
 
 
-@message(25, senders=(SERVER,), signed=("utility", "stamp"), infinite=("utility",))
+@message(25, senders=(SERVER,), signed=("utility", "stamp"), infinite=("utility",), cost="gradient")
 class GradientReply(Message):
     """Gradient: the same, from the node that was asked."""
 
@@ -59,7 +59,7 @@ class GradientReply(Message):
     entries: list[list]
 
 
-@message(26, senders=(SERVER,))
+@message(26, senders=(SERVER,), cost="gradient")
 class CentreCheck(Message):
     """Centre validation (thesis 3.3.1): (S_r minus {p}) plus {r}, sent by r to its lowest neighbour p."""
 
@@ -67,7 +67,7 @@ class CentreCheck(Message):
     check_id: int
 
 
-@message(27, senders=(SERVER,))
+@message(27, senders=(SERVER,), cost="gradient")
 class CentreAck(Message):
     """p's answer: does the set equal p's own neighbour set?"""
 
@@ -75,7 +75,7 @@ class CentreAck(Message):
     ok: bool
 
 
-@message(28, senders=(SERVER,))
+@message(28, senders=(SERVER,), cost="aggregation")
 class PushSumShare(Message):
     """Push-sum (thesis alg. 2): half of the sender's mass, s (vector) and w."""
 

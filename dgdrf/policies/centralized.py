@@ -21,6 +21,7 @@ from dgdrf.model.ledger import AllocationLedger
 from dgdrf.nodes.gateway import FixedRouting, Routing
 from dgdrf.nodes.protocol import PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Allocate, AllocateRejected, Decline, MemberDown, Proposal, Registered, RegisterServer, TaskQueued, TaskRequest, Withdrawn
 from dgdrf.policies.base import AnnounceCapacity, Policy
+from dgdrf.nodes.ticking import TickingRole
 from dgdrf.runtime.actor import Role
 
 #: A selector picks (user index, server index) from the ledger and the waiting tasks
@@ -65,7 +66,7 @@ class Placement:
     ref: int
 
 
-class CentralScheduler(Role):
+class CentralScheduler(TickingRole):
     """The central server's allocation logic: one placement per allocation tick.
 
     Loss and repeats (nodes/protocol.py): a TaskRequest is acknowledged (TaskQueued) and a

@@ -28,6 +28,7 @@ from dgdrf.policies.distributed import DistributedPolicy
 from dgdrf.policies.local import HomeUsers, TaskDesk
 from dgdrf.policies.messages import ShareReply, ShareRequest
 from dgdrf.policies.neighbours import FixedNeighbours
+from dgdrf.nodes.ticking import TickingRole
 from dgdrf.runtime.actor import Role
 
 
@@ -37,7 +38,7 @@ STUCK_FIRST_S = 10.0
 STUCK_MAX_S = 640.0
 
 
-class HomeScheduler(Role):
+class HomeScheduler(TickingRole):
     """Home-user bookkeeping shared by DDRF, DGDRF and PDGDRF.
 
     Tasks arrive from home users with the share each user reports (alg. 3). While a

@@ -23,7 +23,7 @@ import numpy as np
 
 from dgdrf.model.resources import task_dominant_share
 from dgdrf.nodes.protocol import PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Decline, Proposal, TaskRequest, Withdrawn
-from dgdrf.overlay.cyclon import Cyclon
+from dgdrf.overlay.sampling import PeerSampling
 from dgdrf.overlay.pushsum import PushSum
 from dgdrf.policies.messages import WalkAck, WalkFailed, WalkTask
 from dgdrf.runtime.actor import Role
@@ -158,7 +158,7 @@ class TaskDesk(Role):
     it reached (WalkAck) and sent again, to another random peer, until it is; a node
     handles a hop it has handled before only by acknowledging it again."""
 
-    def __init__(self, capacity: CapacityKnowledge, sampler: Cyclon | None = None, walk_ttl: int = 1024, proposal_timeout: float = PROPOSAL_TIMEOUT_S, retry: float = RETRY_S) -> None:
+    def __init__(self, capacity: CapacityKnowledge, sampler: PeerSampling | None = None, walk_ttl: int = 1024, proposal_timeout: float = PROPOSAL_TIMEOUT_S, retry: float = RETRY_S) -> None:
         self.capacity = capacity
         self.sampler = sampler
         self.walk_ttl = walk_ttl

@@ -6,7 +6,7 @@ from dgdrf.runtime.messages import Message, message
 from dgdrf.runtime.roles import SERVER
 
 
-@message(40, senders=(SERVER,))
+@message(40, senders=(SERVER,), cost="allocation")
 class ForwardTask(Message):
     """Probes (alg. 4): a copy of a user's task for a low-load neighbour's list."""
 
@@ -16,7 +16,7 @@ class ForwardTask(Message):
     dominant_share: float
 
 
-@message(41, senders=(SERVER,))
+@message(41, senders=(SERVER,), cost="allocation")
 class WalkTask(Message):
     """Random walk (thesis 4.3): place this task here if it fits, else pass it on."""
 
@@ -29,7 +29,7 @@ class WalkTask(Message):
     walk: int  # the home's number for this walk: with ``ttl``, names one hop of it
 
 
-@message(42, senders=(SERVER,))
+@message(42, senders=(SERVER,), cost="allocation")
 class WalkFailed(Message):
     """Random walk: the task found no room within its hop budget."""
 
@@ -37,24 +37,24 @@ class WalkFailed(Message):
     task_id: int
 
 
-@message(43, senders=(SERVER,))
+@message(43, senders=(SERVER,), cost="neighbour_state")
 class ShareRequest(Message):
     """DDRF (alg. 5): what is your users' minimum global dominant share?"""
 
 
-@message(44, senders=(SERVER,), infinite=("share",))
+@message(44, senders=(SERVER,), infinite=("share",), cost="neighbour_state")
 class ShareReply(Message):
     """DDRF: my users' minimum global dominant share (inf without users)."""
 
     share: float
 
 
-@message(45, senders=(SERVER,))
+@message(45, senders=(SERVER,), cost="neighbour_state")
 class LoadRequest(Message):
     """Probes: how loaded are you (CPU used / capacity, eq. 4.1)?"""
 
 
-@message(46, senders=(SERVER,))
+@message(46, senders=(SERVER,), cost="neighbour_state")
 class LoadReply(Message):
     """Probes: my CPU load."""
 

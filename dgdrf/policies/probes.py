@@ -27,20 +27,21 @@ from __future__ import annotations
 
 from dgdrf.nodes.protocol import MemberDown, TaskQueued, TaskRequest
 from dgdrf.nodes.gateway import RandomRouting, Routing
-from dgdrf.overlay.cyclon import Cyclon
+from dgdrf.overlay.sampling import PeerSampling
 from dgdrf.policies.distributed import DistributedPolicy
 from dgdrf.policies.local import TaskDesk
 from dgdrf.policies.messages import ForwardTask, LoadReply, LoadRequest
 from dgdrf.policies.neighbours import FixedNeighbours
+from dgdrf.nodes.ticking import TickingRole
 from dgdrf.runtime.actor import Role
 
 Task = tuple[int, list[float], float]  # (task id, demand, the user's dominant share)
 
 
-class ProbeScheduler(Role):
+class ProbeScheduler(TickingRole):
     """Algorithm 4 on one server."""
 
-    def __init__(self, desk: TaskDesk, sampler: Cyclon, neighbors: int, copies: int = 2) -> None:
+    def __init__(self, desk: TaskDesk, sampler: PeerSampling, neighbors: int, copies: int = 2) -> None:
         self.desk = desk
         self.copies = copies
         self.tasks: dict[str, Task] = {}  # user -> newest task

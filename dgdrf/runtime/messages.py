@@ -170,19 +170,30 @@ def field_check(annotation: str, signed: bool = False, infinite: bool = False) -
     return simple[a]
 
 
+#: the parts of the system a message's cost is counted under (``@message(cost=...)``):
+#: task allocation; DDRF's and probes' neighbour state (eqs. 4.3-4.4); the gradient
+#: (eqs. 4.5-4.6); peer sampling; push-sum aggregation; and anything else
+COST_GROUPS = ("allocation", "neighbour_state", "gradient", "peer_sampling", "aggregation", "other")
+
+
 def message(
     tag: int,
     senders: Collection[str] | None = None,
     signed: Collection[str] = (),
     infinite: Collection[str] = (),
     max_frame: int = MAX_FRAME_BYTES,
+    cost: str = "other",
 ) -> Callable[[type[T]], type[T]]:
     """Class decorator: make ``cls`` a slotted dataclass message with wire ``tag``.
 
     ``senders``: the roles allowed to send it (checked on receipt in network mode);
     ``signed`` / ``infinite``: fields whose numbers may be negative / infinite;
-    ``max_frame``: the largest frame of this type accepted from outside, bytes.
+    ``max_frame``: the largest frame of this type accepted from outside, bytes;
+    ``cost``: the part of the system whose cost it is (:data:`COST_GROUPS`), by which a
+    run's messages per tick are summed next to the thesis's cost model (eqs. 4.3-4.6).
     """
+    if cost not in COST_GROUPS:
+        raise ValueError(f"message cost group must be one of {', '.join(COST_GROUPS)}, got {cost!r}")
 
     def register(cls: type[T]) -> type[T]:
         if tag in _BY_TAG and _BY_TAG[tag].__qualname__ != cls.__qualname__:
@@ -204,6 +215,7 @@ def message(
         registry_version += 1
         _ARITY[tag] = len(names)
         dc.SENDERS = None if senders is None else frozenset(senders)
+        dc.COST_GROUP = cost
         known = set(names)
         for name in (*signed, *infinite):
             if name not in known:

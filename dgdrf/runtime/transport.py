@@ -20,7 +20,6 @@ from dgdrf.runtime.messages import _DECODERS, Message
 from dgdrf.runtime.stats import MessageStats
 
 import msgpack
-from heapq import heappush as _heappush
 
 try:
     import cython
@@ -135,9 +134,9 @@ class LocalTransport:
     def _make_send(self):
         """The hot path as a closure over locals (no attribute lookups per message)."""
         count, nbytes, actors = self.stats.count, self.stats.nbytes, self.actors
-        stats, clock, slots, times = self.stats, self.clock, self.clock._slots, self.clock._times
+        stats, schedule = self.stats, self.clock.schedule_ticks
         loss, dup, refill = self._loss, self._dup, self._latency.refill
-        heappush, deliver = _heappush, _deliver
+        deliver = _deliver
         block: list[int] = []
         pos = 0
 
@@ -156,20 +155,14 @@ class LocalTransport:
                 return
             if pos >= len(block):
                 block, pos = refill(), 0
-            t = clock._now + block[pos]
             pos += 1
-            slot = slots.get(t)  # inlined VirtualClock.schedule_ticks
-            if slot is None:
-                slots[t] = [(deliver, (actor, src, data))]
-                heappush(times, t)
-            else:
-                slot.append((deliver, (actor, src, data)))
+            schedule(block[pos - 1], deliver, (actor, src, data))
             if dup is not None and dup():
                 stats.duplicated += 1
                 if pos >= len(block):
                     block, pos = refill(), 0
                 pos += 1
-                clock.schedule_ticks(block[pos - 1], deliver, (actor, src, data))
+                schedule(block[pos - 1], deliver, (actor, src, data))
 
         return send
 

@@ -1,0 +1,42 @@
+"""What a peer-sampling service offers the protocols and schedulers above it.
+
+Cyclon (overlay/cyclon.py) is the one implementation; consumers that are not compiled
+hold a :class:`PeerSampling` rather than a Cyclon, so another service (Croupier, a
+static random graph for a test) can take its place. The compiled gradient and push-sum
+(gradient.pxd, pushsum.pxd) keep the concrete C type for their per-message calls.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Protocol
+
+
+class PeerSampling(Protocol):
+    """A node's partial, changing view of the overlay (thesis 2.2: peer sampling)."""
+
+    #: the current view: address -> the cycle its descriptor was made
+    view: dict[str, int]
+    #: address -> the profile (e.g. a gradient utility) its descriptor carried
+    profiles: dict[str, Any]
+    #: what this node's own descriptors carry (set by the gradient: its utility)
+    profile: Callable[[], Any] | None
+    #: called each round with the whole view as (address, age, profile)
+    listeners: list[Callable[[list[tuple[str, int, Any]]], None]]
+    #: no other node has joined or been heard of: this node is alone
+    alone: bool
+
+    def neighbours(self) -> list[str]:
+        """The addresses in the view."""
+        ...
+
+    def sample(self, k: int) -> list[str]:
+        """Up to ``k`` distinct random neighbours."""
+        ...
+
+    def random_peer(self) -> str | None:
+        """One random neighbour, or None when there is none."""
+        ...
+
+    def sample_descriptors(self, k: int) -> list[tuple[str, Any]]:
+        """Up to ``k`` random (address, profile) pairs."""
+        ...
