@@ -126,3 +126,14 @@ def test_a_role_with_on_tick_must_declare_itself_ticking():
     server.add_role(Sneaky())
     with pytest.raises(TypeError, match="Sneaky has on_tick but is not a TickingRole"):
         server.on_start()
+
+
+def test_network_mode_counts_what_emulation_refuses():
+    """The cluster's collector is not strict: an unhandled message is counted (and logged
+    once per kind), never fatal to a real run."""
+    from dgdrf.nodes.collector import Collector
+
+    collector = Collector(SCENARIO)
+    for t in (1.0, 2.0):
+        collector("unhandled", "s1", t, {"type": "Stray", "src": "u1"})
+    assert collector.counters == {"unhandled": 2}

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from dgdrf.errors import ProtocolError
+from dgdrf.log import get_logger
 from dgdrf.model.ledger import AllocationLedger
 from dgdrf.model.resources import SHARE_TIE_TOLERANCE
 from dgdrf.model.scenario import Scenario
@@ -49,6 +50,7 @@ REPORT_KINDS = frozenset({
 #: more can only be forged reports (network mode), which are counted and ignored so they
 #: cannot grow the instrument's memory.
 MAX_OPEN_TASKS_PER_USER = 256
+log = get_logger("dgdrf.collector")
 
 
 @dataclass
@@ -112,9 +114,12 @@ class Collector:
     def __call__(self, kind: str, source: str, time: float, fields: dict[str, Any]) -> None:
         handler = getattr(self, f"_on_{kind}", None)
         if handler is None:
-            if self.strict and (kind not in REPORT_KINDS or kind == "unhandled"):
+            if kind not in REPORT_KINDS or kind == "unhandled":
                 what = f"a {fields.get('type')} message from {fields.get('src')} that none of its roles handles" if kind == "unhandled" else f"an unknown report kind {kind!r} (nodes/collector.py REPORT_KINDS)"
-                raise ProtocolError(f"t={time:.6f}: {source} reported {what}")
+                if self.strict:
+                    raise ProtocolError(f"t={time:.6f}: {source} reported {what}")
+                if kind not in self.counters:  # the first of each kind: the count is in the result's events
+                    log.warning("unexpected report", source=source, what=what, time=round(time, 6))
             self.counters[kind] = self.counters.get(kind, 0) + 1
             return
         handler(source, time, fields)
