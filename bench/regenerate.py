@@ -1,0 +1,514 @@
+"""Every committed artefact under bench/results/, the command that makes it again, and
+what that costs (issue 18 item 4: one command regenerates every committed artefact).
+
+    python bench/regenerate.py --list                  # the table
+    python bench/regenerate.py                         # every `report` artefact, in place
+    python bench/regenerate.py --dry-run               # ... only print what would run
+    python bench/regenerate.py --out /tmp/regen --compare
+    python bench/regenerate.py --kind run --only bench/results/quick --out /tmp/regen
+    python bench/regenerate.py --only bench/results/kill-survey.txt
+
+Kinds:
+
+- ``report``: re-derived from committed records (``dgdrf report DIR`` -> report.md and
+  its figures, scripts that read results.jsonl); seconds. The default.
+- ``run``: re-runs emulations; minutes to hours (the table gives a rough cost from the
+  recorded wall times). ``dgdrf sweep`` resumes: in place it runs only what its
+  directory lacks, which for a complete sweep is nothing but rewriting results.csv and
+  sweep.json; into ``--out`` (no records copied) it runs every run again.
+- ``machine``: timings of this machine or another tool's output (PeerSim, valgrind, a
+  real cluster): regenerated only when asked for (``--kind machine`` or ``--only``).
+- ``frozen``: no command of this checkout makes it again: written by hand, composed by
+  hand from runs of two checkouts, or records of code that has changed since (their
+  ``params`` say which revision). Listed with how it was made; never run.
+
+Commands are run from the repository root, or with ``--out DIR`` from DIR, into which
+every input a command reads (scripts, sweep and scenario files, the records a report is
+drawn from) is first copied unless DIR already holds it; every path in a command is
+relative, so a report drawn in DIR names the same directories as the committed one.
+``dgdrf`` and ``python`` are this interpreter's (``sys.executable -m dgdrf``), and its
+bin directory leads PATH for the shell scripts.
+
+After an in-place ``report``, figures of its directory that the run did not write
+again are removed (a figure no longer drawn does not linger). ``--compare`` (with
+``--out``) compares every regenerated file with the committed one and exits 1 if any
+differs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import filecmp
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = "bench/results"
+KINDS = ("report", "run", "machine", "frozen")
+#: order of execution: records before what is drawn from them
+ORDER = {"run": 0, "machine": 1, "report": 2, "frozen": 3}
+PROG = "regenerate.py"
+
+
+class RegenerateError(Exception):
+    """A one-line error for the user."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (exit 2), as dgdrf's."""
+
+    def error(self, message: str):
+        self.exit(2, f"{PROG}: error: {message} (see {PROG} --help)\n")
+
+
+@dataclass(frozen=True)
+class Artefact:
+    """What one command sequence makes. ``paths`` are files, directories or glob patterns
+    relative to the repository root (the first names the artefact); ``commands`` are
+    shell-like lines (``VAR=value`` prefixes and a final ``> FILE`` / ``>> FILE`` are
+    understood, nothing else of a shell); ``inputs`` are what the commands read beyond
+    the scripts and files their words name (copied by ``--out``)."""
+
+    paths: tuple[str, ...]
+    kind: str
+    commands: tuple[str, ...] = ()
+    cost: str = ""
+    inputs: tuple[str, ...] = ()
+    note: str = ""
+    #: figures removed after an in-place run when not written again (globs of ``paths``)
+    owned: tuple[str, ...] = field(default=())
+
+    @property
+    def name(self) -> str:
+        return self.paths[0]
+
+    def covers(self, rel: str) -> bool:
+        """Whether the file ``rel`` (relative to the root) belongs to this artefact."""
+        return any(_matches(p, rel) for p in self.paths)
+
+    def files(self, root: Path = ROOT) -> list[str]:
+        """The files of this artefact that exist under ``root``."""
+        return sorted(rel for rel in _all_files(root) if self.covers(rel))
+
+
+def _matches(pattern: str, rel: str) -> bool:
+    pattern = pattern.rstrip("/")
+    if any(c in pattern for c in "*?["):
+        return fnmatch.fnmatchcase(rel, pattern)
+    return rel == pattern or rel.startswith(pattern + "/")
+
+
+def _all_files(root: Path) -> list[str]:
+    base = root / RESULTS
+    if not base.is_dir():
+        return []
+    return sorted(p.relative_to(root).as_posix() for p in base.rglob("*") if p.is_file())
+
+
+# -- the table -------------------------------------------------------------------------------
+R = RESULTS
+SWEEP_RECORDS = ("results.jsonl", "results.csv", "sweep.json")  # what `dgdrf sweep` writes
+FROZEN_STALE = "records of code that has changed since, moved aside by `dgdrf sweep FILE --out DIR --prune-stale` (bench/README.md); read by bench/rerun_compare.py"
+
+
+def _sweep(directory: str, commands: tuple[str, ...], cost: str, inputs: tuple[str, ...] = (), note: str = "") -> Artefact:
+    return Artefact(tuple(f"{R}/{directory}/{f}" for f in SWEEP_RECORDS), "run", commands, cost, inputs, note)
+
+
+def _report(directory: str, command: str, sources: tuple[str, ...], note: str = "") -> Artefact:
+    """report.md and the figures of ``dgdrf report`` in ``directory``, drawn from the
+    records (results.jsonl, sweep.json) of the sweep directories ``sources``."""
+    inputs = tuple(f"{R}/{s}/{f}" for s in sources for f in ("results.jsonl", "sweep.json"))
+    return Artefact((f"{R}/{directory}/report.md", f"{R}/{directory}/*.png"), "report", (command,), "seconds", inputs, note, owned=(f"{R}/{directory}/*.png",))
+
+
+def _stale(directory: str) -> Artefact:
+    return Artefact((f"{R}/{directory}/stale.jsonl",), "frozen", (), "", (), FROZEN_STALE)
+
+
+def _policy_run(name: str, flags: str, wall: str) -> Artefact:
+    # bench/README.md, "Policies": each file is the --json of the command next to it
+    return Artefact((f"{R}/policies/{name}",), "run", (f"dgdrf run {flags} --quiet --json {R}/policies/{name}",), wall,
+                    note="recorded 2026-11-22/24, before the protocol revisions of 2026-11-25: the current code gives other figures (README quotes these)")
+
+
+TABLE: tuple[Artefact, ...] = (
+    # ---- sweeps: records (bench/README.md, the sweep files' headers) ------------------------
+    _sweep("quick", ("dgdrf sweep bench/quick.toml --out bench/results/quick",), "~1 min on 2 cores (24 runs, 0.5 min summed)"),
+    _stale("quick"),
+    _report("quick", "dgdrf report bench/results/quick", ("quick",)),
+    # README "What message loss costs": both files into one directory, loss-dup last (its manifest names it)
+    _sweep("loss-100x20", ("dgdrf sweep bench/loss-100x20.toml --out bench/results/loss-100x20", "dgdrf sweep bench/loss-dup-100x20.toml --out bench/results/loss-100x20"),
+           "~15 min on 2 cores (28 runs, 24.1 min summed)", ("configs/thesis-100x20.toml",)),
+    _stale("loss-100x20"),
+    _report("loss-100x20", "dgdrf report bench/results/loss-100x20", ("loss-100x20",)),
+    _sweep("gossip-rate-100", ("dgdrf sweep bench/gossip-rate-100.toml --out bench/results/gossip-rate-100",), "~3 min on 2 cores (8 runs, 4.9 min summed)"),
+    _stale("gossip-rate-100"),
+    _report("gossip-rate-100", "dgdrf report bench/results/gossip-rate-100", ("gossip-rate-100",)),
+    # the command is the sweep file's header (README lists it without --workers 2)
+    _sweep("dgdrf-memory-200x40", ("dgdrf sweep bench/dgdrf-memory-200x40.toml --out bench/results/dgdrf-memory-200x40 --workers 2",),
+           "~6 min on 2 cores (2 runs, 11.1 min summed)", ("configs/thesis-200x40.toml",)),
+    _stale("dgdrf-memory-200x40"),
+    # not in bench/README.md: the command the report states in its own header (report.py writes it)
+    _report("dgdrf-memory-200x40", "dgdrf report bench/results/dgdrf-memory-200x40", ("dgdrf-memory-200x40",)),
+    _sweep("pdgdrf-users-100", ("dgdrf sweep bench/pdgdrf-users-100.toml --out bench/results/pdgdrf-users-100",), "~10 min on 2 cores (40 runs, 18.3 min summed)"),
+    _stale("pdgdrf-users-100"),
+    _sweep("pdgdrf-users-200", ("dgdrf sweep bench/pdgdrf-users-200.toml --out bench/results/pdgdrf-users-200",), "~40 min on 2 cores (40 runs, 76.6 min summed; README: 38 min on 2 workers)"),
+    _stale("pdgdrf-users-200"),
+    _report("pdgdrf-users-report", "dgdrf report bench/results/pdgdrf-users-100 bench/results/pdgdrf-users-200 --out bench/results/pdgdrf-users-report", ("pdgdrf-users-100", "pdgdrf-users-200")),
+    _sweep("thesis-grid-100x20", ("dgdrf sweep bench/thesis-grid-100x20.toml --out bench/results/thesis-grid-100x20",),
+           "~70 min on 2 cores (141 runs, 137 min summed, 2.2 core-h)", ("configs/thesis-100x20.toml",)),
+    _stale("thesis-grid-100x20"),
+    # README lists the half's parts (-light-policies, -gradient-seed1, -gradient-p2-4); the whole-half file runs them all
+    # and is the one its manifest names (PERFORMANCE.md, "The thesis grid")
+    _sweep("thesis-grid-200x40", ("dgdrf sweep bench/thesis-grid-200x40.toml --out bench/results/thesis-grid-200x40 --workers 2",),
+           "~6-7 h on 2 cores (141 runs, 758 min summed wall, 10.8 core-h)", ("configs/thesis-200x40.toml",)),
+    _stale("thesis-grid-200x40"),
+    _report("thesis-report", "dgdrf report bench/results/thesis-grid-100x20 bench/results/thesis-grid-200x40 --out bench/results/thesis-report", ("thesis-grid-100x20", "thesis-grid-200x40")),
+    _sweep("scaling", ("dgdrf sweep bench/scaling.toml --workers 1 --out bench/results/scaling",), "~12 min, one run at a time (18 runs, 11.6 min as recorded)",
+           note="every record here is of the code before protocol_revision 2 (README, 'The emulator's own cost'): the current code's keys differ, so even in place the sweep runs all 18 again, appending"),
+    Artefact((f"{R}/scaling-report",), "frozen", ("dgdrf report bench/results/scaling --out bench/results/scaling-report",),
+             note="kept as it was drawn (README): every record of bench/results/scaling is stale now and `dgdrf report` refuses them; after the scaling sweep is run again, this command draws it from the new records"),
+    # ---- scripts that read committed records ---------------------------------------------
+    Artefact((f"{R}/grid-time.txt",), "report", ("python bench/grid_time.py > bench/results/grid-time.txt",), "seconds",
+             ("bench/results/thesis-grid-100x20/results.jsonl", "bench/results/thesis-grid-200x40/results.jsonl", "bench/results/runtime.json")),
+    Artefact((f"{R}/rerun-compare.txt",), "report",
+             ("python bench/rerun_compare.py bench/results/thesis-grid-100x20 --before gradient-preference > bench/results/rerun-compare.txt",
+              "python bench/rerun_compare.py bench/results/thesis-grid-200x40 --before protocol >> bench/results/rerun-compare.txt"), "seconds",
+             tuple(f"{R}/{d}/{f}" for d in ("thesis-grid-100x20", "thesis-grid-200x40") for f in ("results.jsonl", "stale.jsonl"))),
+    # ---- single runs ------------------------------------------------------------------------
+    Artefact((f"{R}/allocation-gaps-100x20.txt",), "run", ("python bench/allocation_gaps.py --policy dgdrf --neighbors 10 --seeds 1 2 3 > bench/results/allocation-gaps-100x20.txt",),
+             "~6 min (3 dgdrf runs on thesis-100x20: 165, 115, 83 s in the grid's records)", ("configs/thesis-100x20.toml",)),
+    Artefact((f"{R}/dgdrf-wrong-allocations-200x40.txt",), "run",
+             ("python bench/dgdrf_wrong_allocations.py --seed 1 --neighbors 2 --max-time 2000 --gradient-memory 24 > bench/results/dgdrf-wrong-allocations-200x40.txt",),
+             "~2 min (a quarter of a 340 s run of dgdrf-memory-200x40)", ("configs/thesis-200x40.toml",)),
+    Artefact((f"{R}/dgdrf-wrong-allocations-200x40-p10-s3.txt",), "run",
+             ("python bench/dgdrf_wrong_allocations.py --seed 3 --neighbors 10 --max-time 8000 > bench/results/dgdrf-wrong-allocations-200x40-p10-s3.txt",),
+             "~20-30 min (its grid record: 1,082 CPU s)", ("configs/thesis-200x40.toml",),
+             note="the docstring gives no redirect; the file's 6 '#' header lines were written by hand and a rerun writes the body only"),
+    _policy_run("dgdrf-default-exact-capacity.json", "--policy dgdrf", "~20 s"),
+    _policy_run("dgdrf-default-pushsum-capacity.json", "--policy dgdrf --capacity-knowledge pushsum", "~25 s"),
+    _policy_run("dgdrf-default-no-idle-gossip.json", "--policy dgdrf --no-idle-gossip", "~10 s"),
+    _policy_run("dgdrf-default-gradient-period-0.033.json", "--policy dgdrf --gradient-period 0.0333333", "~30 s"),
+    _policy_run("dgdrf-default-toolbox-p2-seed1.json", "--policy dgdrf --gradient toolbox --neighbors 2 --seed 1", "~10 s"),
+    _policy_run("dgdrf-default-toolbox-p2-seed2.json", "--policy dgdrf --gradient toolbox --neighbors 2 --seed 2", "~10 s"),
+    _policy_run("dgdrf-default-toolbox-p2-seed3.json", "--policy dgdrf --gradient toolbox --neighbors 2 --seed 3", "~10 s"),
+    _policy_run("dgdrf-default-toolbox-p4-seed1.json", "--policy dgdrf --gradient toolbox --neighbors 4 --seed 1", "~15 s"),
+    # README gives `[--scenario configs/thesis-100x20.toml]` without a seed: the record says seed 1 (the default)
+    _policy_run("dgdrf-thesis-100x20-toolbox-p2.json", "--scenario configs/thesis-100x20.toml --policy dgdrf --gradient toolbox --neighbors 2 --seed 1", "~2 min"),
+    # README "Every run ends for the right reason" and "The 200x40 half": `--json OUT`, here the committed name
+    Artefact((f"{R}/stall-checks/dgdrf-100x20-p4-s1-loss1.json",), "run",
+             ("dgdrf run --scenario configs/thesis-100x20.toml --policy dgdrf --neighbors 4 --seed 1 --loss 0.01 --json bench/results/stall-checks/dgdrf-100x20-p4-s1-loss1.json",), "~5 min (288 s recorded)"),
+    Artefact((f"{R}/stall-checks/dgdrf-200x40-p7-s1.json",), "run",
+             ("dgdrf run --scenario configs/thesis-200x40.toml --policy dgdrf --neighbors 7 --seed 1 --json bench/results/stall-checks/dgdrf-200x40-p7-s1.json",), "~20 min (1,140 s recorded)"),
+    Artefact((f"{R}/stall-checks/dgdrf-200x40-p9-s1.json",), "run",
+             ("dgdrf run --scenario configs/thesis-200x40.toml --policy dgdrf --neighbors 9 --seed 1 --json bench/results/stall-checks/dgdrf-200x40-p9-s1.json",), "~20 min (1,169 s recorded)"),
+    Artefact((f"{R}/stall-checks/dgdrf-100x20-p6-s3-gone-stamps-only.json",), "frozen",
+             ("dgdrf run --scenario configs/thesis-100x20.toml --policy dgdrf --neighbors 6 --seed 3 --json bench/results/stall-checks/dgdrf-100x20-p6-s3-gone-stamps-only.json",),
+             note="made with the code of commit 1cb6c0b (the gone-stamps fix alone, README): this command in that checkout"),
+    # bench/results/google-cell/README.md's table (it timed them under /usr/bin/time -v); the paths are relative to that directory there
+    Artefact((f"{R}/google-cell/drf.json",), "run", ("dgdrf run --servers 12583 --users 1000 --policy drf --json bench/results/google-cell/drf.json",), "~5 min, 1.3 GB (5 min 8 s recorded)"),
+    Artefact((f"{R}/google-cell/pdgdrf-60s.json",), "run",
+             ("dgdrf run --servers 12583 --users 1000 --policy pdgdrf --neighbors 4 --max-time 60 --json bench/results/google-cell/pdgdrf-60s.json",), "~7 min, 0.7 GB (6 min 52 s recorded)"),
+    Artefact((f"{R}/google-cell/dgdrf-60s.json",), "run",
+             ("dgdrf run --servers 12583 --users 1000 --policy dgdrf --neighbors 4 --max-time 60 --json bench/results/google-cell/dgdrf-60s.json",), "~10 min, 1 GB (10 min 23 s recorded)"),
+    # ---- this machine, another tool --------------------------------------------------------------
+    Artefact((f"{R}/runtime.json",), "machine", ("dgdrf bench runtime --actors 1000,10000 --messages 1000000 --repeat 3 --json bench/results/runtime.json",), "~1-2 min"),
+    Artefact((f"{R}/overlay.json",), "machine", ("dgdrf bench overlay --json bench/results/overlay.json",), "~15 min (55 + 405 + 322 s recorded)"),
+    Artefact((f"{R}/net.json",), "machine", ("dgdrf bench net --json bench/results/net.json",), "~1 min"),
+    Artefact((f"{R}/cost-scaling",), "machine", ("python bench/cost_scaling.py --out bench/results/cost-scaling",), "~25-30 min (21 runs, 23.6 min summed)",
+             note="CPU time per simulated second; the paragraph under the title of the committed report.md was added by hand and a rerun drops it"),
+    Artefact((f"{R}/instructions-per-message.txt",), "machine", ("bench/instructions_per_message.sh > bench/results/instructions-per-message.txt",), "~1 min",
+             note="needs valgrind and the compiled core"),
+    # the header line the script prints says `--freeze 1.5` (its default)
+    Artefact((f"{R}/kill-survey.txt",), "machine", ("python bench/kill_survey.py --freeze 1.5 > bench/results/kill-survey.txt",), "~3 min (8 clusters, 147 s of wall recorded)",
+             note="real processes on loopback, stopped and killed on the wall clock: counts and wall times vary between reruns"),
+    Artefact((f"{R}/peersim-compare.txt",), "machine", ("bench/peersim_compare.sh > bench/results/peersim-compare.txt",), "~15 min (PeerSim and dgdrf at 1k, 10k, 100k nodes)",
+             note="needs java and the anchor kit (../shared/anchors/peersim, or ANCHOR=...); with --out set ANCHOR, the script looks beside itself"),
+    Artefact((f"{R}/pure-vs-compiled.txt",), "machine", ("bench/pure_vs_compiled.sh > bench/results/pure-vs-compiled.txt",), "~1 min",
+             note="its first line, `$ bench/pure_vs_compiled.sh`, was written by hand; the script prints the rest"),
+    # ---- written or composed by hand ----------------------------------------------------------------
+    Artefact((f"{R}/PERFORMANCE.md",), "frozen", note="written by hand; quotes the machine artefacts above with their commands"),
+    Artefact((f"{R}/google-cell/README.md",), "frozen",
+             note="written by hand from the three google-cell runs above, each timed with /usr/bin/time -v (wall, peak RSS)"),
+    Artefact((f"{R}/before-after-100x20.txt",), "frozen",
+             ("dgdrf run --scenario configs/thesis-100x20.toml --policy dgdrf --neighbors 9 --seed 1 --json after.json --quiet",),
+             note="timings composed by hand: this command under /usr/bin/time in a checkout of c459fa8 and in this one, one right after the other (its header)"),
+    Artefact((f"{R}/peersim-compare-before-after.txt",), "frozen", ("SIZES='1000 10000' bench/peersim_compare.sh",),
+             note="composed by hand from this command in a checkout of c459fa8 and in the checkout after issue 16's changes, plus alternating reruns (its header)"),
+    Artefact((f"{R}/peersim-compare-pushsum-compiled.txt",), "frozen", ("SIZES='1000 10000' bench/peersim_compare.sh",),
+             note="composed by hand from this command in checkouts of 915b97c and 01809df (its header)"),
+)
+
+
+# -- commands ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Command:
+    env: dict[str, str]
+    words: list[str]  # as written: words[0] is dgdrf, python or a script path
+    stdout: str | None = None
+    append: bool = False
+
+    def argv(self) -> list[str]:
+        head, rest = self.words[0], self.words[1:]
+        if head == "dgdrf":
+            return [sys.executable, "-m", "dgdrf", *rest]
+        if head in ("python", "python3"):
+            return [sys.executable, *rest]
+        if head.endswith(".sh"):
+            return ["bash", head, *rest]
+        raise RegenerateError(f"cannot run {head!r}: a command starts with dgdrf, python or a bench/*.sh script")
+
+    def script(self) -> str | None:
+        """The repository file a command runs (python SCRIPT, bench/x.sh), if any."""
+        if self.words[0] in ("python", "python3"):
+            return self.words[1] if len(self.words) > 1 else None
+        return self.words[0] if self.words[0].endswith(".sh") else None
+
+
+def parse_command(line: str) -> Command:
+    """``VAR=value ... program words [> FILE | >> FILE]``."""
+    words = shlex.split(line)
+    env: dict[str, str] = {}
+    while words and "=" in words[0] and not words[0].startswith(("-", "/", ".")) and words[0].split("=", 1)[0].isidentifier():
+        k, v = words.pop(0).split("=", 1)
+        env[k] = v
+    stdout, append = None, False
+    if len(words) >= 2 and words[-2] in (">", ">>"):
+        stdout, append = words[-1], words[-2] == ">>"
+        words = words[:-2]
+    if not words or any(w in ("|", "&&", ";", "<", ">", ">>") for w in words):
+        raise RegenerateError(f"cannot parse command {line!r}: only VAR=value, words and a final > or >> FILE")
+    return Command(env, words, stdout, append)
+
+
+def _inputs(a: Artefact) -> list[str]:
+    """What ``--out`` copies for ``a``: its declared inputs and every command word naming
+    a file of the checkout that is not one of its own outputs."""
+    found = list(a.inputs)
+    for line in a.commands:
+        c = parse_command(line)
+        for w in c.words[1:]:
+            if (ROOT / w).is_file() and not a.covers(w) and w not in found:
+                found.append(w)
+    return found
+
+
+def _copy_inputs(a: Artefact, out: Path, dry: bool, copied: set[str]) -> None:
+    for rel in _inputs(a):
+        src, dst = ROOT / rel, out / rel
+        if dst.exists() or rel in copied:
+            continue
+        if not src.exists():
+            raise RegenerateError(f"{a.name}: input {rel} is missing from the checkout")
+        print(f"copy {rel} -> {dst}")
+        copied.add(rel)
+        if dry:
+            continue
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree if src.is_dir() else shutil.copy2)(src, dst)
+
+
+def _environment(extra: dict[str, str]) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env.update(extra)
+    return env
+
+
+def _run(a: Artefact, cwd: Path, dry: bool) -> None:
+    """Run ``a``'s commands in ``cwd``. What they print into a file goes to a staging
+    file beside it, moved over the file once every command has succeeded: a failed
+    command leaves the committed file as it was."""
+    staged: dict[Path, Path] = {}
+    if not dry:
+        for p in a.paths:  # where the commands write (a copy starts with only the inputs)
+            (cwd / p).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        for line in a.commands:
+            c = parse_command(line)
+            print(f"$ {'cd ' + shlex.quote(str(cwd)) + ' && ' if cwd != ROOT else ''}{line}", flush=True)
+            if dry:
+                continue
+            argv = c.argv()
+            if c.stdout:
+                target = cwd / c.stdout
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if target not in staged:
+                    staged[target] = target.with_name(f".{target.name}.regenerating")
+                    if c.append and target.exists():
+                        shutil.copyfile(target, staged[target])
+                    else:
+                        staged[target].write_bytes(b"")
+                elif not c.append:
+                    staged[target].write_bytes(b"")
+                with staged[target].open("a", encoding="utf-8") as sink:
+                    proc = subprocess.run(argv, cwd=cwd, env=_environment(c.env), stdout=sink)
+            else:
+                proc = subprocess.run(argv, cwd=cwd, env=_environment(c.env))
+            if proc.returncode != 0:
+                raise RegenerateError(f"{a.name}: `{line}` exited with status {proc.returncode}")
+        for target, tmp in staged.items():
+            os.replace(tmp, target)
+    finally:
+        for tmp in staged.values():
+            tmp.unlink(missing_ok=True)
+
+
+def _remove_leftovers(a: Artefact, since: float) -> None:
+    """In place: figures the run did not write again are no longer drawn."""
+    for rel in a.files(ROOT):
+        if any(fnmatch.fnmatchcase(rel, g) for g in a.owned) and (ROOT / rel).stat().st_mtime < since:
+            (ROOT / rel).unlink()
+            print(f"removed {rel} (not drawn by this run)")
+
+
+def compare(a: Artefact, out: Path) -> list[tuple[str, str]]:
+    """(file, verdict) for every file of ``a`` in the checkout or in ``out``:
+    identical, differs, missing (not made again) or new (not committed)."""
+    rows = []
+    for rel in sorted(set(a.files(ROOT)) | set(a.files(out))):
+        here, there = ROOT / rel, out / rel
+        if not there.exists():
+            rows.append((rel, "missing"))
+        elif not here.exists():
+            rows.append((rel, "new"))
+        else:
+            rows.append((rel, "identical" if filecmp.cmp(here, there, shallow=False) else "differs"))
+    return rows
+
+
+# -- selection and listing ---------------------------------------------------------------------------
+def _relative(path: str) -> str:
+    p = Path(path)
+    if p.is_absolute():
+        try:
+            return p.resolve().relative_to(ROOT).as_posix()
+        except ValueError:
+            raise RegenerateError(f"{path}: not inside the repository {ROOT}") from None
+    here = (Path.cwd() / p).resolve()
+    if here.exists() and here.is_relative_to(ROOT):
+        return here.relative_to(ROOT).as_posix()
+    return p.as_posix().rstrip("/")
+
+
+def select(kinds: set[str] | None, only: list[str]) -> list[Artefact]:
+    """The artefacts of ``kinds`` (None: report, or every kind when ``only`` is given)
+    under or at the paths ``only``, in the order they are made (records first)."""
+    chosen = list(TABLE)
+    if only:
+        wanted = [_relative(p) for p in only]
+        picked = []
+        for w in wanted:
+            hit = [a for a in TABLE if any(_matches(w, p.rstrip("/")) or _matches(p, w) for p in a.paths) or any(_matches(w, f) for f in a.files(ROOT))]
+            if not hit:
+                raise RegenerateError(f"{w}: no artefact of the table is at or under this path (see --list)")
+            picked += [a for a in hit if a not in picked]
+        chosen = picked
+    if kinds is None:
+        kinds = set(KINDS) if only else {"report"}
+    chosen = [a for a in chosen if a.kind in kinds]
+    return sorted(chosen, key=lambda a: ORDER[a.kind])
+
+
+def render_table() -> str:
+    lines = []
+    for kind in KINDS:
+        items = [a for a in TABLE if a.kind == kind]
+        lines.append(f"## {kind} ({len(items)})")
+        for a in items:
+            n = len(a.files(ROOT))
+            lines.append(f"{a.name}  [{n} file{'s' if n != 1 else ''}{', ' + a.cost if a.cost else ''}]")
+            for extra in a.paths[1:]:
+                lines.append(f"  also {extra}")
+            for line in a.commands:
+                lines.append(f"  $ {line}")
+            if a.note:
+                lines.append(f"  # {a.note}")
+        lines.append("")
+    counts = ", ".join(f"{sum(a.kind == k for a in TABLE)} {k}" for k in KINDS)
+    lines.append(f"{len(TABLE)} artefacts ({counts}) covering {len(_all_files(ROOT))} files under {RESULTS}/")
+    return "\n".join(lines)
+
+
+def uncovered(root: Path = ROOT) -> list[str]:
+    """Files under bench/results/ no artefact of the table covers."""
+    return [rel for rel in _all_files(root) if not any(a.covers(rel) for a in TABLE)]
+
+
+# -- main ------------------------------------------------------------------------------------------
+def main(argv: list[str] | None = None) -> int:
+    ap = _Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--list", action="store_true", help="print the table and exit")
+    ap.add_argument("--kind", action="append", metavar="KIND", help=f"regenerate the artefacts of this kind ({', '.join(KINDS[:3])} or all; repeatable or comma-separated; default report, or every kind with --only)")
+    ap.add_argument("--only", action="append", metavar="PATH", default=[], help="only the artefacts at or under PATH (repeatable)")
+    ap.add_argument("--dry-run", action="store_true", help="print the copies and commands, run nothing")
+    ap.add_argument("--out", type=Path, metavar="DIR", help="write into DIR (a copy of the inputs it needs) instead of in place")
+    ap.add_argument("--compare", action="store_true", help="with --out: compare what was made with the committed files (exit 1 if any differs)")
+    args = ap.parse_args(argv)
+    try:
+        if args.list:
+            print(render_table())
+            return 0
+        kinds = None
+        if args.kind:
+            kinds = {k.strip() for spec in args.kind for k in spec.split(",") if k.strip()}
+            if "all" in kinds:
+                kinds = set(KINDS)
+            bad = sorted(kinds - set(KINDS))
+            if bad:
+                raise RegenerateError(f"unknown kind {', '.join(bad)} (choose from {', '.join(KINDS[:3])} or all)")
+        if args.compare and not args.out:
+            raise RegenerateError("--compare needs --out (in place there is nothing to compare with)")
+        chosen = select(kinds, args.only)
+        if not chosen:
+            raise RegenerateError("nothing selected (see --list)")
+        cwd = ROOT
+        if args.out:
+            cwd = args.out.resolve()
+            if cwd == ROOT or cwd.is_relative_to(ROOT / RESULTS):
+                raise RegenerateError(f"--out {args.out}: give a directory other than the checkout and outside {RESULTS}/ (the copy is laid out as the repository)")
+            if not args.dry_run:
+                cwd.mkdir(parents=True, exist_ok=True)
+        failed = 0
+        copied: set[str] = set()
+        verdicts: list[tuple[str, str]] = []
+        for a in chosen:
+            if a.kind == "frozen":
+                print(f"# {a.name}: frozen, nothing to run ({a.note})")
+                continue
+            try:
+                if args.out:
+                    _copy_inputs(a, cwd, args.dry_run, copied)
+                since = time.time() - 0.001
+                _run(a, cwd, args.dry_run)
+                if not args.out and not args.dry_run and a.owned:
+                    _remove_leftovers(a, since)
+                if args.compare and not args.dry_run:
+                    verdicts += compare(a, cwd)
+            except RegenerateError as exc:
+                print(f"{PROG}: error: {exc}", file=sys.stderr)
+                failed += 1
+        for rel, verdict in verdicts:
+            print(f"{verdict:9s} {rel}")
+        if failed:
+            print(f"{PROG}: error: {failed} of {len(chosen)} artefacts failed", file=sys.stderr)
+            return 1
+        return 1 if any(v != "identical" for _, v in verdicts) else 0
+    except RegenerateError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
