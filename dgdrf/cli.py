@@ -487,14 +487,15 @@ def cmd_cluster(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from dgdrf.bench.sweep import STALE_JSONL, TORN_LINES, drop_unreadable, load_sweep, prune_stale, read_records, run_sweep
+    from dgdrf.bench.sweep import STALE_JSONL, TORN_LINES, check_output_dir, drop_unreadable, load_sweep, prune_stale, read_records, run_sweep
 
     spec = load_sweep(args.sweep_file)
-    out = args.out or Path("results") / spec.name
+    out = args.out or Path("results") / spec.home().name  # a part of a sweep writes into the whole's
     if args.prune_stale:
         moved = prune_stale(out)
         print(f"{out}: {moved} record(s) of code that has changed since moved to {out / STALE_JSONL}", file=sys.stderr)
         return 0
+    check_output_dir(out, spec)
     runs = spec.runs()
     records, bad = read_records(out)
     if bad and not args.dry_run:

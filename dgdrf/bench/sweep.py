@@ -56,7 +56,7 @@ DEFAULT_DATA_SEED = 2017
 #: sweep-file names accepted for run parameters of another name
 PARAM_ALIASES = {"gossip_period": "gradient_period"}
 #: grid keys of the [sweep] table that are not run parameters
-GRID_KEYS = ("name", "policies", "neighbors", "seeds", "servers", "users", "scenarios", "data_seed")
+GRID_KEYS = ("name", "policies", "neighbors", "seeds", "servers", "users", "scenarios", "data_seed", "part_of")
 #: relative cost of one run by policy (for longest-first scheduling; measured roughly on
 #: thesis-100x20: the gradient policies exchange views every tick on every server)
 POLICY_COST = {"dgdrf": 40.0, "pdgdrf": 40.0, "ddrf-gradient": 8.0, "ddrf-random": 8.0, "probes": 4.0}
@@ -117,6 +117,14 @@ class SweepSpec:
     source: Path | None = None
     #: sha256 of the sweep file's bytes as read by :func:`load_sweep`, 16 hex digits
     source_digest: str | None = field(default=None, compare=False, repr=False)
+    #: the sweep this one is a part of (``part_of``): a subset of its grid, run on its
+    #: own (e.g. the cheapest runs first) into the whole sweep's output directory
+    parent: SweepSpec | None = field(default=None, compare=False, repr=False)
+
+    def home(self) -> SweepSpec:
+        """The sweep whose output directory and manifest this one's results go to: one
+        directory per sweep file, and a part's results are its whole sweep's."""
+        return self.parent if self.parent is not None else self
 
     def runs(self) -> list[RunSpec]:
         """Every combination, most expensive first (a longer run started last would
@@ -318,8 +326,39 @@ def parse_sweep(data: dict[str, Any], base: Path = Path("."), source: Path | Non
             raise fail(key, "must not be empty")
         params[param] = values
     spec = SweepSpec(name.strip(), policies, neighbors, seeds, datasets, params, source)
-    spec.runs()  # every combination must be a valid run configuration
+    runs = spec.runs()  # every combination must be a valid run configuration
+    if "part_of" in table:
+        spec.parent = _parent_sweep(table["part_of"], base, runs, fail)
     return spec
+
+
+def _parent_sweep(part_of: Any, base: Path, runs: list[RunSpec], fail: Callable[[str, str], ConfigError]) -> SweepSpec:
+    """The whole sweep a part names (``part_of``): a sweep file whose grid holds every run
+    of the part, and that is not itself a part."""
+    if not isinstance(part_of, str) or not part_of.strip():
+        raise fail("part_of", f"must be the path of the whole sweep's file, got {part_of!r}")
+    path = Path(part_of) if Path(part_of).is_absolute() else base / part_of
+    parent = load_sweep(path)
+    if parent.parent is not None:
+        raise fail("part_of", f"{path} is itself a part of another sweep; name the whole one")
+    whole = {r.key for r in parent.runs()}
+    outside = [r for r in runs if r.key not in whole]
+    if outside:
+        raise fail("part_of", f"{len(outside)} run(s) are not in {path}'s grid, e.g. {outside[0].params}")
+    return parent
+
+
+def check_output_dir(out: Path, spec: SweepSpec) -> None:
+    """One output directory per sweep file: ``out`` holds no other sweep's results (its
+    manifest names this sweep, or the whole one this is a part of, or there is none)."""
+    try:
+        other = json.loads((Path(out) / SWEEP_JSON).read_text(encoding="utf-8")).get("name")
+    except (OSError, ValueError, AttributeError):
+        return
+    home = spec.home()
+    if other is not None and other != home.name:
+        hint = f", or declare part_of in {spec.source} if it is a part of {other!r}" if spec.parent is None else ""
+        raise ConfigError(f"{out} holds the results of sweep {other!r}, not {home.name!r}: one directory per sweep file; give another --out{hint}")
 
 
 # -- the results store ------------------------------------------------------------------------
@@ -539,6 +578,7 @@ def run_sweep(
     results.csv is rewritten at the end, also when interrupted (Ctrl-C stops the
     workers; finished runs stay recorded). ``limit``: start at most this many runs."""
     out = Path(out)
+    check_output_dir(out, spec)
     out.mkdir(parents=True, exist_ok=True)
     workers = workers or os.cpu_count() or 1
     runs = spec.runs()
@@ -619,6 +659,8 @@ def run_sweep(
         records, _ = read_records(out)
         write_csv(out, records)
         session = {"started": started, "wall_s": round(outcome.wall_s, 3), "runs_done": outcome.done, "failed": outcome.failed, "workers": workers, "interrupted": outcome.interrupted, "core": core()}
+        if spec.parent is not None:
+            session["part"] = {"name": spec.name, "source": str(spec.source) if spec.source else None, "runs": len(runs)}
         _write_manifest(out, spec, session, prov)
     return outcome
 
@@ -655,9 +697,10 @@ def _write_manifest(out: Path, spec: SweepSpec, session: dict[str, Any], prov: d
     if session["runs_done"] or not sessions:
         sessions.append(session)
         made_by = prov if prov is not None else {**provenance(), "sweep_digest": sweep_digest(spec)}
+    home = spec.home()  # a part's manifest is its whole sweep's
     doc = {
-        **spec.describe(),
-        "runs": len(spec.runs()),
+        **home.describe(),
+        "runs": len(home.runs()),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
         "dgdrf": __version__,
         "sessions": sessions,
