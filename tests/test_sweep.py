@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from dgdrf.bench.report import write_report
+from dgdrf.bench.fingerprint import committed_behaviour
 from dgdrf.bench.sweep import RESULT_COLUMNS, load_sweep, parse_sweep, read_records, run_sweep
 from dgdrf.emulation import RunConfig, run_emulation
 from dgdrf.errors import ConfigError
@@ -297,6 +298,7 @@ def test_report_holds_the_thesis_figures_against_ours_and_lists_runs_that_did_no
                 pd["key"] = "pd-" + rec["key"]
                 pd["params"]["policy"] = "pdgdrf"
                 del pd["params"]["stamped_gradient_revision"]  # pdgdrf runs the toolbox gradient
+                pd["provenance"]["behaviour"] = committed_behaviour(pd["params"])  # and behaves as pdgdrf
                 pd["result"]["error_ratio"] = 0.02
                 pd["result"]["runtime_s"] *= 3.0 if pd["params"]["neighbors"] == 3 else 0.5
                 f.write(json.dumps(pd) + "\n")

@@ -199,9 +199,18 @@ def revision_params(policy: str, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def is_stale(rec: dict[str, Any]) -> bool:
-    """Whether a recorded run used an older revision of code that has changed since."""
+    """Whether a recorded run was made by code that behaves otherwise than the current:
+    its policy's behaviour fingerprint (recorded in its provenance, dgdrf/bench/fingerprint.py)
+    differs from the committed one, or it used an older revision of code that has changed
+    since (the revisions in its parameters: what records made before fingerprints have,
+    and what a change visible only at scale still raises)."""
+    from dgdrf.bench.fingerprint import committed_behaviour
+
     params = rec.get("params") or {}
-    return any(params.get(k) != v for k, v in revision_params(params.get("policy", ""), params).items())
+    if any(params.get(k) != v for k, v in revision_params(params.get("policy", ""), params).items()):
+        return True
+    recorded = (rec.get("provenance") or {}).get("behaviour")
+    return recorded is not None and recorded != committed_behaviour(params)
 
 
 def run_key(params: dict[str, Any]) -> str:
@@ -592,6 +601,7 @@ def run_sweep(
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     # once, here: records are made in this process, so no worker runs git
     prov = {**provenance(), "sweep_digest": sweep_digest(spec)}
+    from dgdrf.bench.fingerprint import committed_behaviour
     ctx = _context()
     running: dict[Any, tuple[RunSpec, Any, Any, float]] = {}  # conn -> (run, process, conn, started)
     pending = list(todo)
@@ -635,7 +645,8 @@ def run_sweep(
                     proc.join(5)
                     conn.close()
                     del running[conn]
-                    rec = {"key": run.key, "sweep": spec.name, "params": run.params, **rec, "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "provenance": prov}
+                    made_by = {**prov, "behaviour": committed_behaviour(run.params)}  # the policy's behaviour fingerprint
+                    rec = {"key": run.key, "sweep": spec.name, "params": run.params, **rec, "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "provenance": made_by}
                     sink.write(json.dumps(_finite(rec)) + "\n")
                     sink.flush()
                     outcome.done += 1

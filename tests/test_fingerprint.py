@@ -1,0 +1,42 @@
+"""Behaviour fingerprints (dgdrf/bench/fingerprint.py): the committed behaviours are the
+current code's, so a change to what a policy does cannot land unnoticed, and records made
+by code that behaved otherwise are stale."""
+
+from __future__ import annotations
+
+import pytest
+
+from dgdrf.bench.fingerprint import behaviour_name, behaviour_names, committed, measure_behaviour
+from dgdrf.bench.sweep import is_stale, revision_params
+
+
+@pytest.mark.parametrize("name", behaviour_names())
+def test_the_committed_behaviour_is_the_current_codes(name):
+    assert measure_behaviour(name) == committed().get(name), (
+        f"{name} behaves differently from dgdrf/data/behaviour.json: results recorded by earlier code are stale. "
+        "If the change is meant, run `python -m dgdrf.bench.fingerprint --write` and commit the file (and say so); if not, find the cause"
+    )
+
+
+def _record(policy: str, behaviour: str | None, **params) -> dict:
+    params = {"policy": policy, **params}
+    params |= revision_params(policy, params)
+    return {"key": "k", "params": params, "provenance": {"behaviour": behaviour} if behaviour is not None else None}
+
+
+def test_a_record_is_stale_when_its_behaviour_differs_from_the_committed():
+    now = committed()
+    assert not is_stale(_record("drf", now["drf"]))
+    assert is_stale(_record("drf", "0000000000000000"))
+    assert not is_stale(_record("dgdrf", now["dgdrf/stamped"]))
+    assert is_stale(_record("dgdrf", now["dgdrf/stamped"], gradient="toolbox"))  # the toolbox behaves otherwise
+    assert not is_stale(_record("fifo", None))  # made before fingerprints: its revisions decide
+    assert is_stale({"key": "k", "params": {"policy": "fifo", "protocol_revision": 1}})
+
+
+def test_behaviour_names_follow_the_gradient_a_run_uses():
+    assert behaviour_name({"policy": "pdgdrf"}) == "pdgdrf/toolbox"  # its default
+    assert behaviour_name({"policy": "dgdrf"}) == "dgdrf/stamped"
+    assert behaviour_name({"policy": "drf", "gradient": "toolbox"}) == "drf"  # no gradient at all
+    assert behaviour_name({"policy": "nonesuch"}) is None
+    assert set(committed()) == set(behaviour_names())
