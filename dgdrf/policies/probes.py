@@ -25,6 +25,8 @@ a user's newest task; a copy whose proposal was not accepted goes back into the 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dgdrf.nodes.protocol import MemberDown, TaskQueued, TaskRequest
 from dgdrf.nodes.gateway import RandomRouting, Routing
 from dgdrf.overlay.cyclon import Cyclon
@@ -34,11 +36,16 @@ from dgdrf.policies.messages import ForwardTask, LoadReply, LoadRequest
 from dgdrf.policies.neighbours import FixedNeighbours
 from dgdrf.runtime.actor import Role
 
+if TYPE_CHECKING:
+    from dgdrf.nodes.server import Server
+
 Task = tuple[int, list[float], float]  # (task id, demand, the user's dominant share)
 
 
 class ProbeScheduler(Role):
     """Algorithm 4 on one server."""
+
+    actor: Server  # hosted by a resource node
 
     def __init__(self, desk: TaskDesk, sampler: Cyclon, neighbors: int, copies: int = 2) -> None:
         self.desk = desk
@@ -101,7 +108,7 @@ class ProbeScheduler(Role):
             self._draw_neighbours()
         if not self.tasks:
             return
-        for n in self.neighbours:
+        for n in self.neighbours or ():
             self.actor.send(n, LoadRequest())
         for user, (task_id, demand, share) in sorted(self.tasks.items(), key=lambda kv: kv[1][2]):
             if self.desk.propose(user, task_id, demand, share):

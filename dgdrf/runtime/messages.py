@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Callable, Collection, TypeVar
+from typing import Any, Callable, Collection, TypeVar, dataclass_transform
 
 import msgpack
 
@@ -170,6 +170,7 @@ def field_check(annotation: str, signed: bool = False, infinite: bool = False) -
     return simple[a]
 
 
+@dataclass_transform()
 def message(
     tag: int,
     senders: Collection[str] | None = None,
@@ -187,7 +188,7 @@ def message(
     def register(cls: type[T]) -> type[T]:
         if tag in _BY_TAG and _BY_TAG[tag].__qualname__ != cls.__qualname__:
             raise ValueError(f"message tag {tag} used by both {_BY_TAG[tag].__name__} and {cls.__name__}")
-        dc = dataclasses.dataclass(slots=True)(cls)
+        dc: Any = dataclasses.dataclass(slots=True)(cls)
         names = [f.name for f in dataclasses.fields(dc)]
         dc.TAG = tag
         # Per-type encoder and decoder, generated like dataclass __init__ is: one tuple
