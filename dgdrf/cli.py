@@ -18,6 +18,8 @@ from dgdrf.errors import ConfigError, DgdrfError
 from dgdrf.model.scenario import MAX_SECONDS
 
 if TYPE_CHECKING:  # imported where used: `dgdrf --help` stays quick
+    from rich.progress import Progress
+
     from dgdrf.emulation import RunConfig
 
 EXIT_BAD_INPUT = 2
@@ -284,7 +286,7 @@ class _RunProgress:
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
-        self.bar = None
+        self.bar: Progress | None = None
 
     def __enter__(self) -> _RunProgress:
         if self.enabled:

@@ -8,7 +8,7 @@ process, on a network. The error curve (thesis figs. 5.6-5.7) and the cost per t
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -16,7 +16,7 @@ from dgdrf.config import RunConfig
 from dgdrf.model import metrics
 from dgdrf.model.scenario import Scenario
 from dgdrf.nodes.collector import ERROR_LEVELS, Collector
-from dgdrf.runtime.transport import LocalTransport
+from dgdrf.runtime.stats import MessageStats
 
 
 @dataclass
@@ -84,7 +84,15 @@ def error_curve(collector: Collector, points: int = 50) -> dict[str, list[float]
     return curve
 
 
-def cost_per_tick(transport: LocalTransport, before: tuple[list[int], list[int]] | None, ticks: float, servers: int, config: RunConfig) -> dict[str, Any]:
+class Counted(Protocol):
+    """What the result reads from a transport: its message counters (a LocalTransport's,
+    or on a network the ones gathered from every process)."""
+
+    @property
+    def stats(self) -> MessageStats: ...
+
+
+def cost_per_tick(transport: Counted, before: tuple[list[int], list[int]] | None, ticks: float, servers: int, config: RunConfig) -> dict[str, Any]:
     """Messages and bytes per allocation tick during the allocation phase, per group, next
     to the thesis's cost model: DDRF's 2|S|P share messages of 8 bytes plus overhead
     (eqs. 4.3-4.4) and the gradient's 2x|S| messages of (P+1)(8+adr) bytes (eqs. 4.5-4.6);
@@ -110,7 +118,7 @@ def cost_per_tick(transport: LocalTransport, before: tuple[list[int], list[int]]
     return {"ticks": ticks, "by_group": groups, "thesis_model_worst_case": model}
 
 
-def measure(scenario: Scenario, config: RunConfig, collector: Collector, transport: LocalTransport, wall: float, stop_reason: str, start: float, before: tuple[list[int], list[int]] | None) -> RunResult:
+def measure(scenario: Scenario, config: RunConfig, collector: Collector, transport: Counted, wall: float, stop_reason: str, start: float, before: tuple[list[int], list[int]] | None) -> RunResult:
     """What a run measured, from its collector and its transport's counters (the same
     in emulation and, gathered from every process, on a network)."""
     ledger = collector.ledger

@@ -189,7 +189,7 @@ class OverlayRun:
 
     def centre_state(self) -> tuple[bool, int]:
         """(centre correct, number of nodes passing eq. 3.11)."""
-        top = max(self.utilities, key=self.utilities.get)
+        top = max(self.utilities, key=self.utilities.__getitem__)
         passing = [a for a, g in self.gradient.items() if g.is_centre()]
         ideal_top = ideal_gradient_views(self.utilities, self.config.neighbors)[top]
         ok = passing == [top] and set(self.gradient[top].view) == ideal_top

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rich.console import Console
 from rich.table import Table
@@ -19,7 +19,7 @@ def print_results(scenario: Scenario, results: Sequence[RunResult], console: Con
     table.add_column("measure")
     for r in results:
         table.add_column(r.policy, justify="right")
-    rows: list[tuple[str, callable]] = [
+    rows: list[tuple[str, Callable[[RunResult], str]]] = [
         ("allocations", lambda r: f"{r.allocations}"),
         ("run-time (simulated s)", lambda r: f"{r.runtime_s:.1f}"),
         ("stopped because", lambda r: r.stop_reason if r.stop_reason == "saturated" else f"[bold red]{r.stop_reason}"),
@@ -30,7 +30,11 @@ def print_results(scenario: Scenario, results: Sequence[RunResult], console: Con
         ("error ratio, 5 % tolerance", lambda r: f"{r.error_ratio_tol['0.05']:.2%}"),
     ]
     for res in scenario.resources:
-        rows.append((f"utilisation {res}", lambda r, res=res: f"{r.utilization[res]:.1%}"))
+
+        def utilisation(r: RunResult, res: str = res) -> str:
+            return f"{r.utilization[res]:.1%}"
+
+        rows.append((f"utilisation {res}", utilisation))
     rows += [
         ("allocation latency p50 / p99 (s)", lambda r: f"{r.latency_s['p50']:.3f} / {r.latency_s['p99']:.3f}"),
         ("messages", lambda r: f"{r.messages['total']}"),

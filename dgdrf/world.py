@@ -150,7 +150,12 @@ class World:
             transport.start_all()
             listeners = [o for o in self.observers if type(o).allocated is not Observer.allocated]
             if listeners:
-                collector.on_allocation = lambda record: [o.allocated(self, record) for o in listeners]
+
+                def on_allocation(record: AllocationRecord) -> None:
+                    for o in listeners:
+                        o.allocated(self, record)
+
+                collector.on_allocation = on_allocation
             for o in self.observers:
                 o.started(self)
             log.info("run started", policy=config.policy, scenario=self.scenario.name, servers=len(self.scenario.servers), users=len(self.scenario.users), seed=config.seed)
@@ -197,8 +202,8 @@ def build(scenario: Scenario, config: RunConfig) -> World:
         transport.register(build_server(spec, policy, config))
     transport.register(Gateway(GATEWAY, policy.gateway_routing()))
     transport.register(Bootstrap(BOOTSTRAP))
-    for spec in scenario.users:
-        transport.register(build_user(spec, policy))
+    for user_spec in scenario.users:
+        transport.register(build_user(user_spec, policy))
     return World(scenario, config, clock, transport, collector, policy)
 
 

@@ -117,7 +117,7 @@ def test_push_sum_capacity_messages_pass_the_network_checks():
         (TaskRequest("u1", 1, [1.0] * 65, 0.1), "demand"),
         (TaskRequest("u1", 1, [1.0, 0.5], -0.1), "dominant_share"),
         (TaskRequest("u1", True, [1.0, 0.5], 0.1), "task_id"),
-        (MemberDown(["s1", 7]), "addresses"),
+        (MemberDown(["s1", 7]), "addresses"),  # type: ignore[list-item]  # deliberately malformed
         (CyclonShuffle([["s1", 0, None]] * 1025), "entries"),
         (GradientShuffle(math.nan, 1, []), "utility"),
         (Report("allocated", 1.0, {"k" * 300: 1}), "fields"),

@@ -74,7 +74,11 @@ def _process_hosting(cluster: Cluster, actor: str) -> str:
 
     from dgdrf.cluster.keys import Credentials
 
-    url_of = lambda name: re.search(r'"url": "([^"]+)"', (cluster.logs / f"{name}.log").read_text()).group(1)  # noqa: E731
+    def url_of(name: str) -> str:
+        found = re.search(r'"url": "([^"]+)"', (cluster.logs / f"{name}.log").read_text())
+        assert found is not None, f"{name}.log names no url"
+        return found.group(1)
+
     ctx = Credentials.from_dir(cluster.keys, "admin").client_context()
     directory = json.loads(urllib.request.urlopen(url_of("bootstrap") + "/cluster", context=ctx, timeout=30).read())["directory"]
     return next(name for name in cluster.procs if name.startswith(("server-", "user-")) and url_of(name) == directory[actor])

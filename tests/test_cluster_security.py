@@ -96,8 +96,8 @@ async def _attack(cluster: Cluster, boot: str, other_ca: Credentials) -> dict[st
             for what, call in (("join", lambda: s.post(boot + "/join", json={"role": "server", "url": "https://127.0.0.1:1", "count": 1})),
                                ("send", lambda: s.ws_connect(collector_url + "/ws")), ("shutdown", lambda: s.post(scheduler_url + "/shutdown"))):
                 try:
-                    async with call() as r:
-                        seen[f"{what} with {who}"] = getattr(r, "status", "connected")
+                    async with call() as reached:  # a response or a WebSocket
+                        seen[f"{what} with {who}"] = getattr(reached, "status", "connected")
                 except (aiohttp.ClientError, ssl.SSLError, OSError) as exc:
                     seen[f"{what} with {who}"] = type(exc).__name__
     return seen

@@ -39,6 +39,7 @@ def _step(ledger: AllocationLedger, best: bool) -> tuple[str, str] | None:
     if user is None:
         return None
     server = ledger.best_fit(user) if best else ledger.first_fit(user)
+    assert server is not None
     assert ledger.allocate(user, server)
     return ledger.user_ids[user], ledger.server_ids[server]
 

@@ -505,7 +505,7 @@ def test_deeply_nested_toml(tmp_path):
     expect_error(p)
 
 
-def test_scenario_is_frozen():
+def test_scenario_is_frozen() -> None:
     s = google_2011_scenario(2, 2, 1)
     assert isinstance(s, Scenario)
     with pytest.raises(AttributeError):

@@ -34,7 +34,7 @@ BEHAVIOUR_FILE = "behaviour.json"
 #: the run whose result is a behaviour: small, saturating, with loss and duplicates so the
 #: repeat paths run too
 SCENARIO = (24, 6, 7)  # servers, users, generator seed
-CONFIG = {"seed": 3, "neighbors": 3, "loss": 0.02, "duplicate": 0.01, "warmup": 2.0, "tick": 0.1}
+CONFIG: dict[str, Any] = {"seed": 3, "neighbors": 3, "loss": 0.02, "duplicate": 0.01, "warmup": 2.0, "tick": 0.1}
 
 
 def behaviour_names() -> list[str]:

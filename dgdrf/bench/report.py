@@ -112,6 +112,7 @@ class Runs:
 
     def values(self, key: str, rows: Iterable[dict] | None = None) -> list[Any]:
         rows = self.rows if rows is None else rows
+        order: Callable[[Any], Any]
         if key == "policy":
             order = _policy_rank
         elif key == "dataset":
@@ -194,7 +195,8 @@ class Report:
         if not by_key:
             raise ConfigError(f"{', '.join(map(str, results_dirs))}: no results found (results.jsonl missing or empty); run `dgdrf sweep` first")
         #: runs recorded with code that has changed since (sweep.revision_params): left out
-        self.stale, self.all = [], []
+        self.stale: list[dict[str, Any]] = []
+        self.all: list[dict[str, Any]] = []
         for r in by_key.values():
             (self.stale if is_stale(r) else self.all).append(r)
         if not self.all:
@@ -607,9 +609,9 @@ class Report:
                 ps = at_each(p)
                 off = [(nb, med(p, "error_ratio", nb), published[p][nb - 2]) for nb in ps if 2 <= nb <= 10]
                 far = [f"P={nb}: {_pct(o)} vs {_pct(t)}" for nb, o, t in off if abs(o - t) > tol]
-                ours = f"{_pct(min(o for _, o, _ in off))}-{_pct(max(o for _, o, _ in off))} over P" + (f"; off: {'; '.join(far)}" if far else "")
+                measured = f"{_pct(min(o for _, o, _ in off))}-{_pct(max(o for _, o, _ in off))} over P" + (f"; off: {'; '.join(far)}" if far else "")
                 thesis_range = f"{_pct(min(published[p]))}-{_pct(max(published[p]))} (table {'5.3' if size == (100, 20) else '5.4'}, per P)"
-                checks.append(Check(dataset, f"{p}'s error ratio at each P", thesis_range, ours, f"±{tol:.0%} (points) at each P", not far))
+                checks.append(Check(dataset, f"{p}'s error ratio at each P", thesis_range, measured, f"±{tol:.0%} (points) at each P", not far))
         if {"ddrf-gradient", "ddrf-random", "dgdrf"} <= have:
             lo, mid, hi = med("ddrf-random", "min_share"), med("ddrf-gradient", "min_share"), med("dgdrf", "min_share")
             checks.append(Check(dataset, "ddrf-gradient's min share between ddrf-random's and dgdrf's", "between (table 5.1)", f"{lo:.4g} <= {mid:.4g} <= {hi:.4g}", "+2 % above dgdrf", lo <= mid <= hi * 1.02))
@@ -673,8 +675,8 @@ class Report:
             if len(users) < 2 or not {"drf", "pdgdrf"} <= set(self.runs.values("policy", sel)):
                 continue
             for variant in sorted({_variant(r) for r in sel if r["policy"] == "pdgdrf"}):
-                ratio = {u: self._pdgdrf_ratio([r for r in sel if r["users"] == u], variant) for u in users}
-                ratio = {u: q for u, q in ratio.items() if q is not None}
+                raw = {u: self._pdgdrf_ratio([r for r in sel if r["users"] == u], variant) for u in users}
+                ratio = {u: q for u, q in raw.items() if q is not None}
                 if len(ratio) < 2:
                     continue
                 us = sorted(ratio)
@@ -700,8 +702,8 @@ class Report:
             if len(periods) < 2 or not any(r["policy"] == "drf" for r in rows):
                 continue
             tick = rows[0].get("tick") or 0.1
-            ratio = {tick / p: self._pdgdrf_ratio([r for r in rows if r["policy"] == "drf" or r.get("gradient_period") == p], "pdgdrf") for p in periods}
-            ratio = {x: q for x, q in ratio.items() if q is not None}
+            raw = {tick / p: self._pdgdrf_ratio([r for r in rows if r["policy"] == "drf" or r.get("gradient_period") == p], "pdgdrf") for p in periods}
+            ratio = {x: q for x, q in raw.items() if q is not None}
             if len(ratio) < 2:
                 continue
             xs = sorted(ratio)
@@ -709,7 +711,7 @@ class Report:
             checks.append(Check(dataset, "pdgdrf / drf run-time falls with more gradient exchanges per tick", "falls (fig. 5.12)", listed, "none", ratio[xs[-1]] < ratio[xs[0]]))
             even = thesis.PDGDRF_EVEN_EXCHANGES.get(rows[0]["users"])
             near = min(xs, key=lambda x: abs(x - even)) if even is not None else None
-            if near is not None and abs(near - even) <= 0.05 * even:
+            if near is not None and even is not None and abs(near - even) <= 0.05 * even:
                 checks.append(Check(dataset, f"pdgdrf / drf run-time at {even:g} exchanges per tick", f"1.0 (fig. 5.12, {rows[0]['users']} users)", f"{ratio[near]:.2f}", "±0.25", abs(ratio[near] - 1) <= 0.25))
         return checks
 

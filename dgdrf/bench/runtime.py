@@ -12,17 +12,18 @@ from __future__ import annotations
 import platform
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from dgdrf.runtime.actor import Actor
 from dgdrf.runtime.clock import VirtualClock
-from dgdrf.runtime.messages import message
+from dgdrf.runtime.messages import Message, message
 from dgdrf.runtime.transport import LocalTransport
 
 
 @message(250)
-class Potato:
+class Potato(Message):
     """A benchmark frame: a hop counter and the state of the potato's own random walk."""
 
     hops: int
@@ -108,7 +109,7 @@ def run_asyncio_queue_baseline(actors: int, messages: int, fanout: int = 4, seed
 
     async def main() -> float:
         loop = asyncio.get_running_loop()
-        queues = {n: asyncio.Queue() for n in names}
+        queues: dict[str, asyncio.Queue[bytes]] = {n: asyncio.Queue() for n in names}
         done = loop.create_future()
 
         def send(dst: str, msg: Potato) -> None:
@@ -125,7 +126,7 @@ def run_asyncio_queue_baseline(actors: int, messages: int, fanout: int = 4, seed
                 send(names[state % actors], Potato(0, state))
             q = queues[name]
             while True:
-                msg = decode(await q.get())
+                msg: Any = decode(await q.get())  # a Potato
                 state = (msg.state * _LCG_A + _LCG_C) % _LCG_M
                 send(names[(state >> 8) % actors], Potato(msg.hops + 1, state))
 
@@ -158,7 +159,7 @@ def bench_runtime_command(actor_counts: list[int], messages: int, fanout: int, r
     from rich.console import Console
     from rich.table import Table
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for n in actor_counts:
         runs = [run_runtime_bench(n, messages, fanout=fanout, seed=1 + i) for i in range(repeat)]
         rates = [r.messages_per_s for r in runs]

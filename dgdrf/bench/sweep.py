@@ -535,7 +535,7 @@ def _child(run: RunSpec, conn) -> None:
         extra = {k: v for k, v in p.items() if k in run_parameters()}
         config = RunConfig.from_settings(scenario.settings, policy=p["policy"], neighbors=p["neighbors"], seed=p["seed"], **extra)
         result = run_emulation(scenario, config).to_dict()
-        rec = {"status": "ok", "result": result, "error": None}
+        rec: dict[str, Any] = {"status": "ok", "result": result, "error": None}
     except DgdrfError as exc:
         rec = {"status": "error", "result": None, "error": str(exc)}
     except Exception as exc:  # a bug: record it and let the sweep go on
@@ -559,7 +559,7 @@ class SweepOutcome:
     skipped: int
     done: int = 0
     failed: int = 0
-    stops: dict[str, int] = field(default_factory=dict)  # runs done that did not end saturated, by stop reason
+    stops: dict[str | None, int] = field(default_factory=dict)  # runs done that did not end saturated, by stop reason
     interrupted: bool = False
     wall_s: float = 0.0
     out: Path = Path(".")
@@ -729,7 +729,7 @@ class _Progress:
     def __init__(self, name: str, total: int, done: int, enabled: bool) -> None:
         self.enabled = enabled
         self.failed = 0
-        self.stops: dict[str, int] = {}
+        self.stops: dict[str | None, int] = {}
         if enabled:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn

@@ -209,6 +209,7 @@ async def run_node(opts: NodeOptions) -> int:
             if stop.is_set():
                 return 0
             transport.set_directory(membership.directory, membership.roles, membership.identities)
+            assert membership.epoch is not None  # set before joined
             _start_at(clock, transport, membership.epoch)
             collector_lost = asyncio.Event()
 
@@ -246,9 +247,9 @@ async def run_node(opts: NodeOptions) -> int:
                     if spec.id in ids:
                         transport.register(build_server(spec, policy, config))
             elif opts.role == "user":
-                for spec in scenario.users:
-                    if spec.id in ids:
-                        transport.register(build_user(spec, policy))
+                for user_spec in scenario.users:
+                    if user_spec.id in ids:
+                        transport.register(build_user(user_spec, policy))
             elif opts.role == "gateway":
                 transport.register(Gateway(GATEWAY, policy.gateway_routing()))
         cluster = await _wait_cluster(session, opts.bootstrap, stop)
@@ -259,8 +260,14 @@ async def run_node(opts: NodeOptions) -> int:
         log.info("started", role=opts.role, actors=len(transport.actors), processes=len(set(cluster["directory"].values())))
         ending: list[str] = []  # why this node must end: the bootstrap gone, or the deadline
         heartbeat = loop.create_task(_watch_bootstrap(session, opts.bootstrap, ending, None if collector is not None else stop))
-        deadline = loop.call_later(max(0.0, cluster["epoch"] - time.time()) + config.max_time + DEADLINE_GRACE_S, lambda: (ending.append("deadline"), stop.set()))
+
+        def on_deadline() -> None:
+            ending.append("deadline")
+            stop.set()
+
+        deadline = loop.call_later(max(0.0, cluster["epoch"] - time.time()) + config.max_time + DEADLINE_GRACE_S, on_deadline)
         if collector is not None:
+            assert collector_actor is not None  # made with the collector
             result_task = loop.create_task(_collect(collector, collector_actor, scenario, config, policy.allocation_start, clock, transport, session, cluster["directory"], opts, stop, ending))
         await stop.wait()
         heartbeat.cancel()

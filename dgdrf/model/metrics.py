@@ -53,7 +53,7 @@ def pairwise_sum(x: Sequence[float], lo: int = 0, n: int = -1) -> float:
     return pairwise_sum(x, lo, half) + pairwise_sum(x, lo + half, n - half)
 
 
-def gini(shares: Sequence[float]) -> float:
+def gini(shares: Sequence[float] | np.ndarray) -> float:
     """Gini coefficient, eq. 2.6/2.7: sum_ij |x_i - x_j| / (2 n sum_i x_i).
 
     Computed in O(n log n) from the sorted values (same value as the double sum).
@@ -64,7 +64,7 @@ def gini(shares: Sequence[float]) -> float:
     return _gini_numpy(shares)
 
 
-def _gini_numpy(shares: Sequence[float]) -> float:
+def _gini_numpy(shares: Sequence[float] | np.ndarray) -> float:
     """:func:`gini` in numpy, for more than :data:`SMALL_GINI` shares; the bits that
     :func:`_gini_small` must give for fewer (tests/test_metrics.py)."""
     x = np.sort(np.asarray(shares, dtype=np.float64))
@@ -92,12 +92,12 @@ def _gini_small(x: list[float]) -> float:
     return max(0.0, 2.0 * pairwise_sum(terms) / (2.0 * n * total))
 
 
-def min_share(shares: Sequence[float]) -> float:
+def min_share(shares: Sequence[float] | np.ndarray) -> float:
     """The DRF objective (eq. 2.3/3.4): the minimum global dominant share."""
     return float(np.min(shares)) if len(shares) else 0.0
 
 
-def ratio_20_20(shares: Sequence[float]) -> float:
+def ratio_20_20(shares: Sequence[float] | np.ndarray) -> float:
     """20:20 ratio, eq. 2.8: share of the richest 20 % over the share of the poorest 20 %.
 
     The groups hold ceil(n / 5) users each (at least one). Infinite when the poorest
@@ -113,7 +113,7 @@ def ratio_20_20(shares: Sequence[float]) -> float:
     return float(rich / poor)
 
 
-def jain(shares: Sequence[float]) -> float:
+def jain(shares: Sequence[float] | np.ndarray) -> float:
     """Jain's fairness index (sum x)^2 / (n sum x^2): 1 when equal, 1/n when one holds all."""
     x = np.asarray(shares, dtype=np.float64)
     sq = float(np.sum(x * x))

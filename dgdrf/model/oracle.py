@@ -77,7 +77,9 @@ def progressive_filling(
             idx = np.flatnonzero(eligible)
             s = ledger.tasks[idx] * per_task[idx]
             user = int(idx[np.argmin(s)])
+        assert user is not None  # eligible.any()
         server = choose(user)
+        assert server is not None  # the user fits somewhere
         ledger.allocate(user, server)
         order.append((ledger.user_ids[user], ledger.server_ids[server]))
     shares = ledger.shares()

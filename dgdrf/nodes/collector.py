@@ -167,7 +167,7 @@ class Collector:
             held = self.holders.get((user, self.current.get(user, -1)))
             if not held:
                 return []
-            if any(ledger.fits_on(i, ledger.server_index[s]) for s in held if s in ledger.server_index):
+            if any(ledger.fits_on(int(i), ledger.server_index[s]) for s in held if s in ledger.server_index):
                 return []
             found.append(user)
         return found

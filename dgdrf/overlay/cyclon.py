@@ -71,7 +71,7 @@ class Cyclon(Role):
         """Up to ``k`` distinct random neighbours."""
         return _sample(list(self.view), k, self.rnd.random)
 
-    def random_peer(self) -> str | None:
+    def random_peer(self) -> str | None:  # type: ignore[return]  # the loop returns: k < len(view)
         """One random neighbour; while the view is empty, the last node this one shuffled
         with (on two nodes each one's only neighbour leaves its view at every shuffle it
         starts and comes back only with the other's, so the view is empty half the time,
@@ -123,14 +123,14 @@ class Cyclon(Role):
         entries.append((self.me, 0, self.profile() if self.profile is not None else None))
         self._sent[oldest] = others
         self._last_peer = oldest
-        self.actor.send(oldest, CyclonShuffle(entries))
+        self.actor.send(oldest, CyclonShuffle(entries))  # type: ignore[arg-type]  # tuples for the list[list] field: the same msgpack arrays
 
     def on_CyclonShuffle(self, src: str, msg: CyclonShuffle) -> None:
         self.alone = False
         self._last_peer = src
         view, cycle, prof = self.view, self.cycle, self.profiles
         picks = _sample(list(view), self.l, self.rnd.random)
-        self.actor.send(src, CyclonReply([(a, cycle - view[a], prof.get(a)) for a in picks]))
+        self.actor.send(src, CyclonReply([(a, cycle - view[a], prof.get(a)) for a in picks]))  # type: ignore[misc]  # tuples: as in shuffle
         self._merge(msg.entries, picks)
 
     def on_CyclonReply(self, src: str, msg: CyclonReply) -> None:
@@ -174,7 +174,7 @@ def _oldest(view: dict[str, int]) -> str:
     for addr, birth in view.items():
         if oldest is None or birth < first:
             oldest, first = addr, birth
-    return oldest
+    return oldest  # type: ignore[return-value]  # not None: callers pass a view that is not empty
 
 
 def _sample(items: list[str], k: int, random: Callable[[], float]) -> list[str]:

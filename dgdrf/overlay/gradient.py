@@ -239,10 +239,10 @@ class GradientBase(Role):
             done(self._alone())
             return
         if finite:
-            p = min(finite, key=finite.get)
+            p = min(finite, key=finite.get)  # type: ignore[arg-type]  # every key is in finite
             nodes = sorted((set(finite) - {p}) | {self.actor.address})
         else:
-            p = self.lowest_neighbour()
+            p = self.lowest_neighbour()  # type: ignore[assignment]  # not None: the sample is not empty
             nodes = [self.actor.address]
         self._check_seq += 1
         cid = self._check_seq
@@ -345,11 +345,11 @@ class Gradient(GradientBase):
             return
         self._awaiting = partner
         u, s = self._descriptor()
-        self.actor.send(partner, GradientShuffle(u, s, self._entries()))
+        self.actor.send(partner, GradientShuffle(u, s, self._entries()))  # type: ignore[arg-type]  # tuples for the list[list] field: the same msgpack arrays
 
     def on_GradientShuffle(self, src: str, msg: GradientShuffle) -> None:
         u, s = self._descriptor()
-        self.actor.send(src, GradientReply(u, s, self._entries()))
+        self.actor.send(src, GradientReply(u, s, self._entries()))  # type: ignore[arg-type]  # tuples, as above
         self._merge(src, msg.utility, msg.stamp, msg.entries)
 
     def on_GradientReply(self, src: str, msg: GradientReply) -> None:
@@ -382,6 +382,7 @@ class Gradient(GradientBase):
         taking that back would put a node that never allocates again above us for ever.
         Every server with users below it would then wait for it, and the run stall (how
         ``dgdrf`` stalled on thesis-100x20 at P = 5-9 with gradient revision 2)."""
+        limit: float | None  # the memory's bound; None: the default, set below (_idle_limit, or inf: unbounded)
         me, fresh, limit, gone, view = self.me, self._fresh, self._fresh_limit, self._gone, self.view
         own = None  # this node's utility, asked once per merge and only when needed
         if limit is None:  # the default: unbounded while this node competes for the centre
@@ -553,6 +554,8 @@ class Gradient(GradientBase):
         ``extra``'s few instead of the whole memory (on clusters where most servers
         have no users, this is the emulation's commonest selection)."""
         fresh, P = self._fresh, self.P
+        key: tuple  # a (tie-break, address) of _by_tiebreak, then a (-inf, tie-break, address) of keys
+        desc: tuple[float, int] | None
         keys = []
         for addr, desc in extra.items():
             t = self.tiebreak_of(addr)
@@ -592,6 +595,7 @@ class Gradient(GradientBase):
         selections keep their nodes (thesis-200x40, dgdrf, P = 4), so this is the common
         case of the emulation's hottest path."""
         view, fresh = self.view, self._fresh
+        desc: tuple[float, int] | None
         for addr, desc in extra.items():
             held = view.get(addr)
             if held is not None:

@@ -92,7 +92,7 @@ class ToolboxGradient(GradientBase):
         self.clock += 1
         self._round += 1
         self._awaiting = (partner, self._round)
-        self.actor.send(partner, GradientShuffle(self.utility(), 0, self._entries()))
+        self.actor.send(partner, GradientShuffle(self.utility(), 0, self._entries()))  # type: ignore[arg-type]  # tuples for the list[list] field: the same msgpack arrays
         self.actor.after(self.period / 2, self._timeout, partner, self._round)
 
     def _timeout(self, partner: str, round_: int) -> None:
@@ -102,7 +102,7 @@ class ToolboxGradient(GradientBase):
 
     def on_GradientShuffle(self, src: str, msg: GradientShuffle) -> None:
         self.clock += 1
-        self.actor.send(src, GradientReply(self.utility(), 0, self._entries()))
+        self.actor.send(src, GradientReply(self.utility(), 0, self._entries()))  # type: ignore[arg-type]  # tuples, as above
         self._merge(msg.entries)
         self._merge(((src, msg.utility, msg.stamp),))
 
@@ -136,7 +136,7 @@ class ToolboxGradient(GradientBase):
             if oldest is None or held[1] < first_birth:
                 oldest, first_birth = addr, held[1]
         if clock - first_birth >= self.old_threshold:  # the oldest leaves
-            del view[oldest]
+            del view[oldest]  # type: ignore[arg-type]  # not None: the view is not empty
         if len(view) > self.P:
             candidates = []
             for addr, held in view.items():

@@ -24,6 +24,8 @@ class AnnounceCapacity(Role):
     Sent again every ``retry`` seconds until acknowledged (Registered): a scheduler that
     never heard of a server leaves its capacity unused, and the run never saturates."""
 
+    actor: Server  # hosted by a resource node
+
     def __init__(self, to: str, retry: float = RETRY_S) -> None:
         self.to = to
         self.retry = retry

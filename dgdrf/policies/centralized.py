@@ -38,13 +38,21 @@ def _waiting_mask(ledger: AllocationLedger, pending: dict[str, TaskRequest]) -> 
 def select_drf_first_fit(ledger: AllocationLedger, pending: dict[str, TaskRequest]) -> tuple[int, int] | None:
     """DRFH with first-fit (thesis 4.1): lowest G_i, first server in order that fits."""
     user = ledger.lowest_share_user(_waiting_mask(ledger, pending))
-    return None if user is None else (user, ledger.first_fit(user))
+    if user is None:
+        return None
+    server = ledger.first_fit(user)
+    assert server is not None  # the mask holds only users whose task fits somewhere
+    return user, server
 
 
 def select_drf_best_fit(ledger: AllocationLedger, pending: dict[str, TaskRequest]) -> tuple[int, int] | None:
     """DRFH with the best-fit heuristic H(i, l) (thesis 2.1.4)."""
     user = ledger.lowest_share_user(_waiting_mask(ledger, pending))
-    return None if user is None else (user, ledger.best_fit(user))
+    if user is None:
+        return None
+    server = ledger.best_fit(user)
+    assert server is not None  # the mask holds only users whose task fits somewhere
+    return user, server
 
 
 def select_fifo(ledger: AllocationLedger, pending: dict[str, TaskRequest]) -> tuple[int, int] | None:
@@ -164,6 +172,7 @@ class CentralScheduler(TickingRole):
         """DRF's strict order: whether the lowest-share user whose task fits has its
         request here (or has kept us waiting longer than ``patience``)."""
         ledger = self.ledger
+        assert ledger is not None  # on_tick returns before without one
         lowest = ledger.lowest_share_user(ledger.fits_anywhere())
         if lowest is None or ledger.user_ids[lowest] in self.pending:
             self._waiting = None
@@ -180,6 +189,7 @@ class CentralScheduler(TickingRole):
         placement = self.awaiting.get((user, task_id))
         if placement is None or placement.ref != ref:
             return  # answered
+        assert self.ledger is not None  # a placement was made with it
         if waited >= self.proposal_timeout:
             del self.awaiting[(user, task_id)]
             self.ledger.release(self.ledger.user_index[user], placement.server)
@@ -208,6 +218,7 @@ class CentralScheduler(TickingRole):
         self.actor.send(src, Withdrawn(msg.task_id, msg.ref))
 
     def _order(self, user: str, task_id: int, placement: Placement) -> None:
+        assert self.ledger is not None  # a placement was made with it
         u = self.ledger.user_index[user]
         self.actor.send(self.ledger.server_ids[placement.server], Allocate(user, task_id, placement.request.demand, self.ledger.share(u)))
 
@@ -215,6 +226,7 @@ class CentralScheduler(TickingRole):
         placement = self.awaiting.get((src, msg.task_id))
         if placement is not None and placement.ref == msg.ref:
             del self.awaiting[(src, msg.task_id)]
+            assert self.ledger is not None  # a placement was made with it
             self.ledger.release(self.ledger.user_index[src], placement.server)
 
     def on_AllocateRejected(self, src: str, msg: AllocateRejected) -> None:

@@ -157,7 +157,7 @@ class DdrfScheduler(HomeScheduler):
         floor = min(self.shares.values(), default=math.inf)
         self.place_lowest(lambda share: share <= floor)
         if self.home.users:  # only servers with users need their neighbours' state (4.3)
-            for n in self.neighbours:
+            for n in self.neighbours or ():
                 self.actor.send(n, ShareRequest())
 
     def on_MemberDown(self, src: str, msg: MemberDown) -> None:

@@ -78,7 +78,7 @@ class GradientScheduler(HomeScheduler):
         super().__init__(desk)
         self.parallel = parallel
         self.gini_overlay = gini_overlay
-        self.gradient: GradientBase | None = None
+        self.gradient: GradientBase = None  # type: ignore[assignment]  # set by the policy's wiring
         self.validating = False
 
     def on_tick(self) -> None:

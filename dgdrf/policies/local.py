@@ -18,6 +18,7 @@ import math
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +28,9 @@ from dgdrf.overlay.sampling import PeerSampling
 from dgdrf.overlay.pushsum import PushSum
 from dgdrf.policies.messages import WalkAck, WalkFailed, WalkTask
 from dgdrf.runtime.actor import Role
+
+if TYPE_CHECKING:
+    from dgdrf.nodes.server import Server
 
 INF = math.inf
 
@@ -157,6 +161,8 @@ class TaskDesk(Role):
     runs here gets its TaskAllocated again. Each hop of a walk is acknowledged by the node
     it reached (WalkAck) and sent again, to another random peer, until it is; a node
     handles a hop it has handled before only by acknowledging it again."""
+
+    actor: Server  # hosted by a resource node
 
     def __init__(self, capacity: CapacityKnowledge, sampler: PeerSampling | None = None, walk_ttl: int = 1024, proposal_timeout: float = PROPOSAL_TIMEOUT_S, retry: float = RETRY_S) -> None:
         self.capacity = capacity

@@ -25,6 +25,8 @@ a user's newest task; a copy whose proposal was not accepted goes back into the 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dgdrf.nodes.protocol import MemberDown, TaskQueued, TaskRequest
 from dgdrf.nodes.gateway import RandomRouting, Routing
 from dgdrf.overlay.sampling import PeerSampling
@@ -35,11 +37,16 @@ from dgdrf.policies.neighbours import FixedNeighbours
 from dgdrf.nodes.ticking import TickingRole
 from dgdrf.runtime.actor import Role
 
+if TYPE_CHECKING:
+    from dgdrf.nodes.server import Server
+
 Task = tuple[int, list[float], float]  # (task id, demand, the user's dominant share)
 
 
 class ProbeScheduler(TickingRole):
     """Algorithm 4 on one server."""
+
+    actor: Server  # hosted by a resource node
 
     def __init__(self, desk: TaskDesk, sampler: PeerSampling, neighbors: int, copies: int = 2) -> None:
         self.desk = desk
@@ -102,7 +109,7 @@ class ProbeScheduler(TickingRole):
             self._draw_neighbours()
         if not self.tasks:
             return
-        for n in self.neighbours:
+        for n in self.neighbours or ():
             self.actor.send(n, LoadRequest())
         for user, (task_id, demand, share) in sorted(self.tasks.items(), key=lambda kv: kv[1][2]):
             if self.desk.propose(user, task_id, demand, share):

@@ -14,7 +14,7 @@ on a real loop over sockets.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Protocol, TypeVar
 
 import numpy as np
 
@@ -72,6 +72,9 @@ class Role:
         """Called when the hosting actor stops."""
 
 
+R = TypeVar("R", bound=Role)
+
+
 class Periodic:
     """A repeating timer started by :meth:`Actor.every`; ``cancel()`` stops it."""
 
@@ -108,7 +111,7 @@ class Actor:
 
     def __init__(self, address: str) -> None:
         self.address = address
-        self.ctx: Context | None = None
+        self.ctx: Context = None  # type: ignore[assignment]  # set by attach()
         self.roles: list[Role] = []
         self._role_handlers: dict[type, Callable[[str, Any], None]] = _NO_ROLES
         self._timers: list[TimerHandle | Periodic] = []
@@ -119,7 +122,7 @@ class Actor:
         self._own_handlers: dict[type, Callable[..., None]] = built[1]
 
     # -- composition ---------------------------------------------------------------
-    def add_role(self, role: Role) -> Role:
+    def add_role(self, role: R) -> R:
         """Host ``role``: its ``on_<Msg>`` handlers join the actor's. Two handlers for one
         message type is a wiring bug and raises."""
         role.actor = self

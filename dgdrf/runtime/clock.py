@@ -78,6 +78,10 @@ class VirtualClock:
     event but its arguments (bench/results/PERFORMANCE.md). tests/test_runtime.py and
     tests/test_compiled_core.py hold both builds to the same order."""
 
+    #: compiled only: the heap's keys and the free payload slots, C arrays (clock.pxd)
+    _keys: Any
+    _free: Any
+
     def __init__(self) -> None:
         self._now = 0  # ticks
         self._stopped = False
@@ -93,8 +97,8 @@ class VirtualClock:
 
     def __dealloc__(self) -> None:
         if cython.compiled:
-            free(self._keys)
-            free(self._free)
+            free(self._keys)  # type: ignore[name-defined]  # libc's, cimported in clock.pxd
+            free(self._free)  # type: ignore[name-defined]
 
     def now(self) -> float:
         return self._now / TICKS_PER_SECOND
@@ -133,11 +137,11 @@ class VirtualClock:
         """Double the heap's capacity (compiled build only); the new payload slots are free."""
         old = self._heap_cap
         cap = max(1024, 2 * old)
-        keys = realloc(self._keys, cap * cython.sizeof(_Key))
+        keys = realloc(self._keys, cap * cython.sizeof(_Key))  # type: ignore[name-defined]  # realloc and _Key: clock.pxd's
         if keys == cython.NULL:
             raise MemoryError(f"virtual clock: no memory for {cap} pending events")
-        self._keys = cython.cast(cython.pointer(_Key), keys)
-        slots = realloc(self._free, cap * cython.sizeof(cython.Py_ssize_t))
+        self._keys = cython.cast(cython.pointer(_Key), keys)  # type: ignore[name-defined]
+        slots = realloc(self._free, cap * cython.sizeof(cython.Py_ssize_t))  # type: ignore[name-defined]
         if slots == cython.NULL:
             raise MemoryError(f"virtual clock: no memory for {cap} pending events")
         self._free = cython.cast(cython.pointer(cython.Py_ssize_t), slots)

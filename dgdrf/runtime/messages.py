@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Callable, Collection, TypeVar
+from typing import Any, Callable, Collection, TypeVar, dataclass_transform
 
 import msgpack
 
@@ -35,10 +35,12 @@ class Message:
     TAG: int = -1
     #: roles allowed to send it (None: any member; only test types leave it open)
     SENDERS: frozenset[str] | None = None
+    #: the part of the system whose cost it is (COST_GROUPS; ``@message(cost=...)``)
+    COST_GROUP: str = "other"
     _encode: Callable[[Any], bytes]
 
 
-_BY_TAG: dict[int, type] = {}
+_BY_TAG: dict[int, type[Message]] = {}
 _ARITY: dict[int, int] = {}
 #: tag -> function building the message from its decoded array [tag, fields...]
 _DECODERS: dict[int, Callable[[list], Any]] = {}
@@ -176,6 +178,7 @@ def field_check(annotation: str, signed: bool = False, infinite: bool = False) -
 COST_GROUPS = ("allocation", "neighbour_state", "gradient", "peer_sampling", "aggregation", "other")
 
 
+@dataclass_transform()
 def message(
     tag: int,
     senders: Collection[str] | None = None,
@@ -198,7 +201,7 @@ def message(
     def register(cls: type[T]) -> type[T]:
         if tag in _BY_TAG and _BY_TAG[tag].__qualname__ != cls.__qualname__:
             raise ValueError(f"message tag {tag} used by both {_BY_TAG[tag].__name__} and {cls.__name__}")
-        dc = dataclasses.dataclass(slots=True)(cls)
+        dc: Any = dataclasses.dataclass(slots=True)(cls)
         names = [f.name for f in dataclasses.fields(dc)]
         dc.TAG = tag
         # Per-type encoder and decoder, generated like dataclass __init__ is: one tuple
@@ -284,6 +287,6 @@ def decode_checked(data: bytes) -> Message:
     return _build(tag, cls, arr)
 
 
-def message_types() -> dict[int, type]:
+def message_types() -> dict[int, type[Message]]:
     """All registered message types by tag."""
     return dict(_BY_TAG)

@@ -272,7 +272,9 @@ class NetTransport:
     def _chunks(self, items: list[tuple[str, str, bytes]]) -> list[list[tuple[str, str, bytes]]]:
         """Split a batch so no chunk goes over the size limit the peer enforces."""
         budget = self.max_batch_bytes - 1024
-        chunks, cur, size = [], [], 0
+        chunks: list[list[tuple[str, str, bytes]]] = []
+        cur: list[tuple[str, str, bytes]] = []
+        size = 0
         for item in items:
             n = len(item[0]) + len(item[1]) + len(item[2]) + 16
             if cur and (size + n > budget or len(cur) >= 5000):

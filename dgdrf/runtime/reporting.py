@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from dgdrf.runtime.messages import message
+from dgdrf.runtime.messages import Message, message
 from dgdrf.runtime.roles import MEMBER_ROLES
 
 
 @message(60, senders=MEMBER_ROLES, signed=("time",))  # before the common start the cluster clock is negative
-class Report:
+class Report(Message):
     """Any node -> collector: event ``kind`` at ``time`` (the cluster's clock) with ``fields``."""
 
     kind: str

@@ -48,6 +48,8 @@ class UniformLatency:
 class _Coin:
     """Bernoulli(p) draws in blocks."""
 
+    _block: list[bool]
+
     def __init__(self, p: float, rng: np.random.Generator) -> None:
         if not 0 <= p <= 1:
             raise ConfigError(f"probability must be in [0, 1], got {p}")
@@ -91,7 +93,7 @@ class LocalTransport:
         self._block: list[int] = []  # a block of latencies in ticks, walked by send
         self._pos = 0
         if not cython.compiled:
-            self.send = self._make_send()  # interpreted: the same steps as a closure over locals
+            self.send = self._make_send()  # type: ignore[method-assign]  # interpreted: the same steps as a closure over locals
 
     def register(self, actor: Actor, rng: np.random.Generator | None = None) -> Actor:
         """Attach ``actor`` to this transport with its own generator (split from the run's)."""
