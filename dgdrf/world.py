@@ -229,9 +229,10 @@ class StallWatch(Observer):
 @dataclass
 class Crash(Control):
     """Members that crash at virtual time ``at``: they stop, and nothing reaches them any
-    more. ``detected_after`` seconds later the bootstrap tells the members that must know
-    (MemberDown, :meth:`Policy.member_down_audience`) and the collector judges saturation
-    on the servers that remain, as network mode's failure detector does."""
+    more (:meth:`Actor.stop`). ``detected_after`` seconds later the bootstrap tells the
+    members that must know (MemberDown, :meth:`Policy.member_down_audience`), reliably as
+    over its TCP connections, and the collector judges saturation on the servers that
+    remain, as network mode's failure detector does."""
 
     at: float
     addresses: tuple[str, ...]
@@ -256,8 +257,10 @@ class Crash(Control):
         down = [s for s in servers if s in gone]
         if down:
             world.collector.retire_servers(down, world.clock.now())
-        bootstrap = world.transport.actors[BOOTSTRAP]
         audience = type(world.policy).member_down_audience(servers, [u.id for u in world.scenario.users], gone, GATEWAY)
         for address in audience:
-            if address not in gone:
-                bootstrap.send(address, MemberDown(sorted(gone)))
+            actor = world.transport.actors.get(address)
+            if actor is not None and address not in gone:
+                # reliably, as over the bootstrap's TCP connections (the emulated network's
+                # loss model is for the members' own messages); not counted among them
+                actor.receive(BOOTSTRAP, MemberDown(sorted(gone)))

@@ -137,3 +137,13 @@ def test_network_mode_counts_what_emulation_refuses():
     for t in (1.0, 2.0):
         collector("unhandled", "s1", t, {"type": "Stray", "src": "u1"})
     assert collector.counters == {"unhandled": 2}
+
+
+@pytest.mark.parametrize("policy", ["drf", "probes"])
+def test_a_crash_under_heavy_loss_still_ends_for_the_right_reason(policy):
+    """The members hear of a crash reliably, as over the bootstrap's TCP connections: a
+    MemberDown lost to the emulated network's 20 % loss left drf and probes runs stalled
+    (a user waiting for ever on a dead server), and stopped servers went on proposing."""
+    result = run_emulation(SCENARIO, RunConfig(policy=policy, seed=1, neighbors=3, warmup=2.0, loss=0.2), controls=[Crash(at=2.05, addresses=("s3", "s7"))])
+    assert result.stop_reason in ("saturated", "stranded"), result.stop_reason
+    assert result.invariant_violations == []

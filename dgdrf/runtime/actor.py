@@ -100,6 +100,10 @@ class Periodic:
 _CLASS_HANDLERS: dict[type, tuple[int, dict[type, Callable[..., None]]]] = {}
 
 
+def _silenced(src: str, dst: str, msg: Message) -> None:
+    """What a stopped actor's sends become: nothing leaves it."""
+
+
 class Actor:
     """Base of every node: address, typed handlers, roles, timers, send and report.
 
@@ -151,11 +155,17 @@ class Actor:
         """Override: what the actor does when it starts."""
 
     def stop(self) -> None:
+        """Stop for good, as a crashed process does: periodic timers are cancelled, and
+        whatever still runs (a pending ``after`` timer, a retransmission) can neither send
+        nor report any more."""
         for t in self._timers:
             t.cancel()
         self._timers.clear()
         for role in self.roles:
             role.on_stop()
+        self._tsend = _silenced
+        if self.ctx is not None:
+            self.ctx = Context(self.ctx.clock, self.ctx.transport, _no_report, self.ctx.rng)
 
     # -- messaging -----------------------------------------------------------------
     def send(self, dst: str, msg: Message) -> None:
