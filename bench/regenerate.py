@@ -144,11 +144,13 @@ TABLE: tuple[Artefact, ...] = (
     _sweep("quick", ("dgdrf sweep bench/quick.toml --out bench/results/quick",), "~1 min on 2 cores (24 runs, 0.5 min summed)"),
     _stale("quick"),
     _report("quick", "dgdrf report bench/results/quick", ("quick",)),
-    # README "What message loss costs": both files into one directory, loss-dup last (its manifest names it)
-    _sweep("loss-100x20", ("dgdrf sweep bench/loss-100x20.toml --out bench/results/loss-100x20", "dgdrf sweep bench/loss-dup-100x20.toml --out bench/results/loss-100x20"),
-           "~15 min on 2 cores (28 runs, 24.1 min summed)", ("configs/thesis-100x20.toml",)),
+    # README "What message loss costs": one directory per sweep file (split on 2026-11-26;
+    # both used to share loss-100x20/), one report of both
+    _sweep("loss-100x20", ("dgdrf sweep bench/loss-100x20.toml --out bench/results/loss-100x20",), "~11 min on 2 cores (21 runs, 18.3 min summed)", ("configs/thesis-100x20.toml",)),
     _stale("loss-100x20"),
-    _report("loss-100x20", "dgdrf report bench/results/loss-100x20", ("loss-100x20",)),
+    _sweep("loss-dup-100x20", ("dgdrf sweep bench/loss-dup-100x20.toml --out bench/results/loss-dup-100x20",), "~4 min on 2 cores (7 runs, 5.8 min summed)", ("configs/thesis-100x20.toml",)),
+    _stale("loss-dup-100x20"),
+    _report("loss-100x20", "dgdrf report bench/results/loss-100x20 bench/results/loss-dup-100x20 --out bench/results/loss-100x20", ("loss-100x20", "loss-dup-100x20")),
     _sweep("gossip-rate-100", ("dgdrf sweep bench/gossip-rate-100.toml --out bench/results/gossip-rate-100",), "~3 min on 2 cores (8 runs, 4.9 min summed)"),
     _stale("gossip-rate-100"),
     _report("gossip-rate-100", "dgdrf report bench/results/gossip-rate-100", ("gossip-rate-100",)),
