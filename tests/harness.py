@@ -250,3 +250,18 @@ class Harness:
 
     def reports_of(self, kind: str, source: str | None = None) -> list[Reported]:
         return [r for r in self.reports if r.kind == kind and (source is None or r.source == source)]
+
+
+def selection_pool(gradient: Any, heard: dict) -> dict:
+    """What a stamped Gradient's ``_select`` chooses from: the remembered nodes, the view
+    and ``heard``, each with its freshest descriptor (the earlier source kept on equal
+    stamps): the reference the selection tests rank themselves."""
+    pool = dict(gradient._fresh)
+    extra: dict = {}
+    for source in (gradient.view, heard):
+        for addr, desc in source.items():
+            held = extra.get(addr) or gradient._fresh.get(addr)
+            if held is None or desc[1] > held[1]:
+                extra[addr] = desc
+    pool.update(extra)
+    return pool

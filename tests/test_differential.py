@@ -42,7 +42,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from harness import Harness
+from harness import Harness, selection_pool
 import dgdrf
 from dgdrf.model.ledger import AllocationLedger
 from dgdrf.model.resources import FIT_TOLERANCE, SHARE_TIE_TOLERANCE, fits, natural_key
@@ -89,20 +89,6 @@ ADDRS = [f"n{i}" for i in range(14)]
 descriptors = st.tuples(st.sampled_from(ADDRS), UTILITIES, st.integers(-1, 12))
 
 
-def _pool(g, heard: dict) -> dict:
-    """What _select chooses from: the remembered nodes, the view and ``heard``, each with
-    its freshest descriptor (the earlier source kept on equal stamps)."""
-    pool = dict(g._fresh)
-    extra: dict = {}
-    for source in (g.view, heard):
-        for addr, desc in source.items():
-            held = extra.get(addr) or g._fresh.get(addr)
-            if held is None or desc[1] > held[1]:
-                extra[addr] = desc
-    pool.update(extra)
-    return pool
-
-
 @pytest.mark.parametrize("mod", variants("dgdrf.overlay.gradient"))
 @SETTINGS
 @given(
@@ -122,7 +108,7 @@ def test_stamped_selection_is_most_preferred_over_its_pool(mod, messages, heards
     for src, u, s, entries in messages:
         h.deliver("me", GradientShuffle(u, s, [list(e) for e in entries]), src=src)
     for heard in heards:
-        pool = _pool(g, heard)
+        pool = selection_pool(g, heard)
         g._select(dict(heard), own)
         if len(pool) <= P:
             assert g.view == pool

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
+from harness import selection_pool
 from dgdrf.model.overlay_metrics import clustering, ideal_gradient_views, indegree
 from dgdrf.overlay.gradient import most_preferred
 from dgdrf.overlay.cyclon import Cyclon
@@ -434,14 +435,7 @@ def test_an_idle_nodes_selection_is_the_first_p_in_idle_order(entries, P, bounde
     for i, (u, s) in enumerate(entries):
         g._merge(f"n{i % 17}", u, s + i, [])  # remembered (finite) or gone (-inf)
         heard[f"m{i % 5}"] = (u, s)
-    pool = dict(g._fresh)  # the pool _select ranks: memory, then view and heard if fresher
-    extra: dict = {}
-    for source in (g.view, heard):
-        for addr, desc in source.items():
-            held = extra.get(addr) or g._fresh.get(addr)
-            if held is None or desc[1] > held[1]:
-                extra[addr] = desc
-    pool.update(extra)
+    pool = selection_pool(g, heard)  # what _select ranks: memory, then view and heard if fresher
     g._select(dict(heard), -math.inf)
     expected = sorted(idle_order(d[0], g.tiebreak_of(a), a) for a, d in pool.items())[:P]
     if len(pool) <= P:  # everything is taken, in the pool's order (no ranking needed)
