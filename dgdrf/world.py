@@ -117,7 +117,7 @@ class World:
     #: why the run ended (None while it runs and when it saturates)
     stop_reason: str | None = None
     observers: list[Observer] = field(default_factory=list)
-    _ran: bool = False
+    _ran: bool = field(default=False, init=False)
 
     @property
     def start(self) -> float:

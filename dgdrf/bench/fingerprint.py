@@ -22,6 +22,7 @@ gradient memory on 200 servers) still needs a revision bump, as before.
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import sys
@@ -72,11 +73,12 @@ def measure_behaviour(name: str) -> str:
     return hashlib.sha256(json.dumps(result, sort_keys=True).encode()).hexdigest()[:16]
 
 
+@functools.cache
 def committed() -> dict[str, str]:
-    """The behaviours committed with this code (empty if the file is missing)."""
+    """The behaviours committed with this code, read once (empty if the file is missing)."""
     try:
         text = (resources.files("dgdrf") / "data" / BEHAVIOUR_FILE).read_text(encoding="utf-8")
-    except (OSError, FileNotFoundError):
+    except OSError:
         return {}
     return dict(json.loads(text)["behaviours"])
 
@@ -84,17 +86,7 @@ def committed() -> dict[str, str]:
 def committed_behaviour(params: dict[str, Any]) -> str | None:
     """The committed behaviour of a run with these parameters (None if unknown)."""
     name = behaviour_name(params)
-    return None if name is None else _committed().get(name)
-
-
-_CACHE: dict[str, str] | None = None
-
-
-def _committed() -> dict[str, str]:
-    global _CACHE
-    if _CACHE is None:
-        _CACHE = committed()
-    return _CACHE
+    return None if name is None else committed().get(name)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write", action="store_true", help=f"write the current behaviours to dgdrf/data/{BEHAVIOUR_FILE}")
     args = ap.parse_args(argv)
     now = {name: measure_behaviour(name) for name in behaviour_names()}
-    old = committed()
+    old = dict(committed())
     for name, digest in now.items():
         mark = "" if old.get(name) == digest else ("  (new)" if name not in old else f"  (changed from {old[name]})")
         print(f"{name:24s} {digest}{mark}")

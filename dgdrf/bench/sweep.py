@@ -46,6 +46,7 @@ from typing import Any, Callable, Iterable
 
 from dgdrf.build_info import core
 from dgdrf.errors import ConfigError, DgdrfError
+from dgdrf.bench.fingerprint import committed_behaviour
 from dgdrf.provenance import provenance
 from dgdrf.runtime.process import die_with_parent
 
@@ -204,8 +205,6 @@ def is_stale(rec: dict[str, Any]) -> bool:
     differs from the committed one, or it used an older revision of code that has changed
     since (the revisions in its parameters: what records made before fingerprints have,
     and what a change visible only at scale still raises)."""
-    from dgdrf.bench.fingerprint import committed_behaviour
-
     params = rec.get("params") or {}
     if any(params.get(k) != v for k, v in revision_params(params.get("policy", ""), params).items()):
         return True
@@ -601,7 +600,6 @@ def run_sweep(
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     # once, here: records are made in this process, so no worker runs git
     prov = {**provenance(), "sweep_digest": sweep_digest(spec)}
-    from dgdrf.bench.fingerprint import committed_behaviour
     ctx = _context()
     running: dict[Any, tuple[RunSpec, Any, Any, float]] = {}  # conn -> (run, process, conn, started)
     pending = list(todo)
