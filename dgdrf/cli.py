@@ -489,7 +489,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from dgdrf.bench.sweep import STALE_JSONL, TORN_LINES, check_output_dir, drop_unreadable, load_sweep, prune_stale, read_records, run_sweep
+    from dgdrf.bench.sweep import STALE_JSONL, TORN_LINES, check_output_dir, drop_unreadable, is_stale, load_sweep, prune_stale, read_records, run_sweep
 
     spec = load_sweep(args.sweep_file)
     out = args.out or Path("results") / spec.home().name  # a part of a sweep writes into the whole's
@@ -505,7 +505,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(f"dgdrf: warning: {out}: {moved} unreadable result line(s) (cut by an interruption?) moved to {out / TORN_LINES}; those runs will be redone", file=sys.stderr)
     elif bad:
         print(f"dgdrf: warning: {out}: {bad} unreadable result line(s) (cut by an interruption?); a sweep will move them aside and redo those runs", file=sys.stderr)
-    status = {r["key"]: r["status"] for r in records}
+    status = {r["key"]: "stale" if is_stale(r) else r["status"] for r in records}  # stale: run again
     if args.dry_run:
         for run in runs:
             p = run.params

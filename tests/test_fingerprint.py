@@ -40,3 +40,24 @@ def test_behaviour_names_follow_the_gradient_a_run_uses():
     assert behaviour_name({"policy": "drf", "gradient": "toolbox"}) == "drf"  # no gradient at all
     assert behaviour_name({"policy": "nonesuch"}) is None
     assert set(committed()) == set(behaviour_names())
+
+
+def test_a_sweep_runs_again_a_record_of_code_that_behaved_otherwise(tmp_path, capsys):
+    import json
+
+    from dgdrf.bench.sweep import RESULTS_JSONL, load_sweep, read_records, run_sweep
+    from dgdrf.cli import main
+
+    f = tmp_path / "one.toml"
+    f.write_text('[sweep]\nname = "one"\npolicies = ["drf"]\nneighbors = [2]\nseeds = [1]\nservers = [5]\nusers = [3]\n')
+    out = tmp_path / "out"
+    assert run_sweep(load_sweep(f), out, workers=1, progress=False).done == 1
+    (rec,), _ = read_records(out)
+    rec["provenance"]["behaviour"] = "0000000000000000"  # as if made by code that behaved otherwise
+    (out / RESULTS_JSONL).write_text(json.dumps(rec) + "\n")
+    assert main(["sweep", str(f), "--out", str(out), "--dry-run"]) == 0
+    assert "stale" in capsys.readouterr().out
+    outcome = run_sweep(load_sweep(f), out, workers=1, progress=False)
+    assert (outcome.done, outcome.skipped) == (1, 0)
+    (again,), _ = read_records(out)
+    assert again["provenance"]["behaviour"] == committed()["drf"] and not is_stale(again)

@@ -591,7 +591,8 @@ def run_sweep(
     workers = workers or os.cpu_count() or 1
     runs = spec.runs()
     records, _ = read_records(out)
-    finished = {r["key"] for r in records if r.get("status") == "ok" or not retry_failed}
+    # a record of code that behaved otherwise (is_stale) is run again; the new one replaces it
+    finished = {r["key"] for r in records if (r.get("status") == "ok" or not retry_failed) and not is_stale(r)}
     todo = [r for r in runs if r.key not in finished]
     outcome = SweepOutcome(total=len(runs), skipped=len(runs) - len(todo), out=out)
     if limit is not None:
