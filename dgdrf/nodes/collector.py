@@ -114,13 +114,13 @@ class Collector:
     def __call__(self, kind: str, source: str, time: float, fields: dict[str, Any]) -> None:
         handler = getattr(self, f"_on_{kind}", None)
         if handler is None:
-            if kind not in REPORT_KINDS or kind == "unhandled":
+            count = self.counters.get(kind)
+            if count is None and (kind not in REPORT_KINDS or kind == "unhandled"):  # judged on its first report only
                 what = f"a {fields.get('type')} message from {fields.get('src')} that none of its roles handles" if kind == "unhandled" else f"an unknown report kind {kind!r} (nodes/collector.py REPORT_KINDS)"
                 if self.strict:
                     raise ProtocolError(f"t={time:.6f}: {source} reported {what}")
-                if kind not in self.counters:  # the first of each kind: the count is in the result's events
-                    log.warning("unexpected report", source=source, what=what, time=round(time, 6))
-            self.counters[kind] = self.counters.get(kind, 0) + 1
+                log.warning("unexpected report", source=source, what=what, time=round(time, 6))  # the count is in the result's events
+            self.counters[kind] = (count or 0) + 1
             return
         handler(source, time, fields)
 
