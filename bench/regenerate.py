@@ -49,6 +49,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dgdrf.cli import OneLineErrorParser
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = "bench/results"
 KINDS = ("report", "run", "machine", "frozen")
@@ -59,13 +61,6 @@ PROG = "regenerate.py"
 
 class RegenerateError(Exception):
     """A one-line error for the user."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (exit 2), as dgdrf's."""
-
-    def error(self, message: str):
-        self.exit(2, f"{PROG}: error: {message} (see {PROG} --help)\n")
 
 
 @dataclass(frozen=True)
@@ -447,7 +442,7 @@ def uncovered(root: Path = ROOT) -> list[str]:
 
 # -- main ------------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
-    ap = _Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = OneLineErrorParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--list", action="store_true", help="print the table and exit")
     ap.add_argument("--kind", action="append", metavar="KIND", help=f"regenerate the artefacts of this kind ({', '.join(KINDS[:3])} or all; repeatable or comma-separated; default report, or every kind with --only)")
     ap.add_argument("--only", action="append", metavar="PATH", default=[], help="only the artefacts at or under PATH (repeatable)")

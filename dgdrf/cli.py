@@ -26,7 +26,7 @@ EXIT_BAD_INPUT = 2
 DEFAULT_COMPARISON = ("drf", "fifo")
 
 
-class _Parser(argparse.ArgumentParser):
+class OneLineErrorParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line naming the problem (exit 2)."""
 
     def error(self, message: str) -> NoReturn:
@@ -75,8 +75,8 @@ def _add_run_args(p: argparse._ActionsContainer) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="dgdrf", description="Peer-to-peer distributed scheduler emulator for multi-resource fair allocation.")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    parser = OneLineErrorParser(prog="dgdrf", description="Peer-to-peer distributed scheduler emulator for multi-resource fair allocation.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineErrorParser)
     sub.required = True
 
     run = sub.add_parser("run", help="run one emulation to saturation (no arguments: drf vs fifo on the embedded default)")
@@ -123,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_args(nrun)
 
     cl = sub.add_parser("cluster", help="a whole cluster as local processes")
-    clsub = cl.add_subparsers(dest="cluster", metavar="ACTION", parser_class=_Parser)
+    clsub = cl.add_subparsers(dest="cluster", metavar="ACTION", parser_class=OneLineErrorParser)
     clsub.required = True
     up = clsub.add_parser("up", help="start bootstrap, collector, gateway, servers and users as processes on loopback, run to saturation, print the result")
     _add_run_args(up)
@@ -158,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", type=Path, help="where to write report.md and the figures (default: the first RESULTS_DIR)")
 
     bench = sub.add_parser("bench", help="benchmarks")
-    bsub = bench.add_subparsers(dest="bench", metavar="BENCH", parser_class=_Parser)
+    bsub = bench.add_subparsers(dest="bench", metavar="BENCH", parser_class=OneLineErrorParser)
     bsub.required = True
     br = bsub.add_parser("runtime", help="messages per wall second of the virtual-time runtime")
     br.add_argument("--actors", default="1000,10000", help="comma-separated actor counts (default 1000,10000)")
