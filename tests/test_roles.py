@@ -40,6 +40,8 @@ from dgdrf.overlay.pushsum import PushSum, bytes_to_int
 from dgdrf.policies.base import AnnounceCapacity
 from dgdrf.policies.centralized import CentralScheduler, select_drf_first_fit
 from dgdrf.policies.local import CapacityKnowledge, TaskDesk
+from dgdrf.policies.proposals import ProposalHandshake
+from dgdrf.runtime.actor import Role
 
 RETRY = 0.25
 
@@ -426,6 +428,69 @@ def test_task_desk_reserves_capacity_for_a_proposal_until_it_is_declined_or_acce
     h.deliver("s1", Accept(0, 12), src="u3")
     assert h.sent_messages(dst="u3") == [Withdrawn(0, 12)]
     assert desk.propose("u4", 0, [1.0, 1.0], 0.0) and not desk.propose("u5", 0, [0.5, 0.5], 0.0)
+
+
+# -- the proposal handshake every scheduler shares (policies/proposals.py) --------------------------
+class _Proposer(Role):
+    """A bare owner of a handshake: what it reserved per proposal, and what it gave back."""
+
+    def __init__(self) -> None:
+        self.expired: list[tuple[str, int, str]] = []
+        self.proposals: ProposalHandshake[str] = ProposalHandshake(self, lambda u, t, item: self.expired.append((u, t, item)), retry=RETRY, proposal_timeout=1.0)
+
+
+def test_proposal_handshake_resends_until_answered_then_expires_once():
+    h = Harness()
+    owner = _Proposer()
+    h.host("s1", owner)
+    ref = owner.proposals.propose("u1", 0, "s2", "reservation")
+    h.advance(1.0 - 1e-6)
+    assert [(round(s.time, 6), s.dst, s.msg) for s in h.sent_by(kind=Proposal)] == [(t, "u1", Proposal(0, "s2", ref)) for t in (0.0, 0.25, 0.5, 0.75)]
+    assert len(h.reports_of("retransmitted")) == 3 and owner.expired == []
+    h.advance(1.0)
+    assert owner.expired == [("u1", 0, "reservation")] and len(h.reports_of("proposal_expired")) == 1
+    assert len(h.sent_by(kind=Proposal)) == 4 and not owner.proposals.open  # nothing more once expired
+    m = h.mark()
+    assert owner.proposals.accept("u1", Accept(0, ref)) is None  # too late: the user is told
+    assert h.sent_messages(since=m) == [Withdrawn(0, ref)] and len(h.reports_of("unexpected_accept")) == 1
+
+
+def test_proposal_handshake_takes_one_answer_per_proposal():
+    h = Harness()
+    owner = _Proposer()
+    h.host("s1", owner)
+    a = owner.proposals.propose("u1", 0, "s1", "a")
+    b = owner.proposals.propose("u2", 0, "s1", "b")
+    c = owner.proposals.propose("u3", 0, "s1", "c")
+    assert len({a, b, c}) == 3
+    assert owner.proposals.accept("u1", Accept(0, a)) == ("a", True)
+    assert owner.proposals.accept("u1", Accept(0, a)) == ("a", False)  # a repeat: start it again
+    assert owner.proposals.decline("u2", Decline(0, a)) is None  # another proposal's reference
+    assert owner.proposals.decline("u2", Decline(0, b)) == "b"
+    assert owner.proposals.decline("u2", Decline(0, b)) is None  # answered already
+    m = h.mark()
+    assert owner.proposals.withdraw("u3", 0) == "c" and owner.proposals.withdraw("u3", 0) is None
+    assert h.sent_messages(since=m) == [Withdrawn(0, c)]
+    assert owner.proposals.void("u1", 1) is None and owner.proposals.void("u1", 0).item == "a"
+    assert h.sent_messages(since=m) == [Withdrawn(0, c), Withdrawn(0, a)]
+    assert owner.proposals.accept("u1", Accept(0, a)) is None  # voided: no longer stands
+    h.advance(5.0)
+    assert owner.expired == [] and len(h.sent_by(kind=Proposal)) == 3  # answered ones are not resent
+
+
+def test_task_desk_repeats_a_start_with_the_share_it_gave_although_the_estimate_moved():
+    """A repeated Accept (the TaskAllocated was lost) is told the share the start gave,
+    not one recomputed from C as the server knows it now (push-sum's estimate moves)."""
+    h = Harness()
+    capacity = CapacityKnowledge(exact=[4.0, 4.0])
+    desk = TaskDesk(capacity, retry=RETRY)
+    h.host(Server("s1", [2, 2]), desk)
+    assert desk.propose("u1", 0, [1.0, 1.0], 0.1)
+    (p,) = h.sent_messages(Proposal)
+    h.deliver("s1", Accept(0, p.ref), src="u1")
+    capacity._exact_floats = [8.0, 8.0]  # C as known now: the share a task adds halves
+    h.deliver("s1", Accept(0, p.ref), src="u1")
+    assert h.sent_messages(TaskAllocated) == [TaskAllocated(0, "s1", 0.35)] * 2
 
 
 # -- the gradient's centre validation (overlay/gradient.py; thesis 3.3.1) --------------------------

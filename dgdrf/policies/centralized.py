@@ -19,8 +19,9 @@ import numpy as np
 
 from dgdrf.model.ledger import AllocationLedger
 from dgdrf.nodes.gateway import FixedRouting, Routing
-from dgdrf.nodes.protocol import PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Allocate, AllocateRejected, Decline, MemberDown, Proposal, Registered, RegisterServer, TaskQueued, TaskRequest, Withdrawn
+from dgdrf.nodes.protocol import PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Allocate, AllocateRejected, Decline, MemberDown, Registered, RegisterServer, TaskQueued, TaskRequest
 from dgdrf.policies.base import AnnounceCapacity, Policy
+from dgdrf.policies.proposals import ProposalHandshake
 from dgdrf.nodes.ticking import TickingRole
 from dgdrf.runtime.actor import Role
 
@@ -67,22 +68,20 @@ def select_fifo(ledger: AllocationLedger, pending: dict[str, TaskRequest]) -> tu
 
 @dataclass
 class Placement:
-    """A task the scheduler placed: where, the request, and its proposal's reference."""
+    """A task the scheduler placed and reserved in its ledger: where, and the request."""
 
     server: int
     request: TaskRequest
-    ref: int
 
 
 class CentralScheduler(TickingRole):
     """The central server's allocation logic: one placement per allocation tick.
 
     Loss and repeats (nodes/protocol.py): a TaskRequest is acknowledged (TaskQueued) and a
-    repeated one changes nothing; a proposal is sent again every ``retry`` seconds until
-    the user answers and expires (its reservation released, the task queued again) after
-    ``proposal_timeout``; an Accept that comes again for a task already ordered makes the
-    scheduler order it again (the Allocate or the TaskAllocated was lost; the node starts a
-    task once); one for a proposal that is gone gets Withdrawn.
+    repeated one changes nothing. Proposals follow the shared handshake
+    (policies/proposals.py): an expired one releases its reservation and queues the task
+    again; an Accept that comes again for a task already ordered makes the scheduler order
+    it again (the Allocate or the TaskAllocated was lost; the node starts a task once).
 
     ``strict`` (DRF): the next placement goes to the lowest-share user whose next task
     fits, known from its earlier requests, and the scheduler waits for that user's
@@ -93,14 +92,11 @@ class CentralScheduler(TickingRole):
     def __init__(self, select: Selector, strict: bool = False, retry: float = RETRY_S, proposal_timeout: float = PROPOSAL_TIMEOUT_S) -> None:
         self.select = select
         self.strict = strict
-        self.retry = retry
-        self.proposal_timeout = proposal_timeout
         self.patience = 20 * retry
         self.ledger: AllocationLedger | None = None
         self.pending: dict[str, TaskRequest] = {}  # insertion order = arrival order
-        self.awaiting: dict[tuple[str, int], Placement] = {}  # proposed, unanswered
-        self.ordered: dict[str, tuple[int, Placement]] = {}  # user -> (task, placement) last ordered
-        self._ref = 0
+        #: placements proposed and unanswered (``open``), and each user's last ordered (``taken``)
+        self.proposals: ProposalHandshake[Placement] = ProposalHandshake(self, self._expired, retry, proposal_timeout)
         self._waiting: tuple[int, float] | None = None  # (user the strict order waits for, since)
 
     def on_RegisterServer(self, src: str, msg: RegisterServer) -> None:
@@ -121,13 +117,10 @@ class CentralScheduler(TickingRole):
         if self.ledger is None:
             return
         gone = {self.ledger.server_index[a] for a in msg.addresses if a in self.ledger.server_index}
-        for (user, task_id), placement in list(self.awaiting.items()):
-            if placement.server in gone:  # released before the server retires: nothing fits there after
-                del self.awaiting[(user, task_id)]
-                self.ledger.release(self.ledger.user_index[user], placement.server)
-                self.actor.send(user, Withdrawn(task_id, placement.ref))
-                if user not in self.pending:
-                    self.pending[user] = placement.request
+        for (user, task_id), proposal in list(self.proposals.open.items()):
+            if proposal.item.server in gone:  # released before the server retires: nothing fits there after
+                self.proposals.withdraw(user, task_id)
+                self._requeue(user, proposal.item)
         for s in gone:
             self.ledger.retire(s)
 
@@ -147,10 +140,10 @@ class CentralScheduler(TickingRole):
         held = self.pending.get(user)
         if held is not None and held.task_id >= task_id:
             return True
-        ordered = self.ordered.get(user)
-        if ordered is not None and ordered[0] >= task_id:
+        ordered = self.proposals.taken.get(user)
+        if ordered is not None and ordered.task_id >= task_id:
             return True
-        return any(u == user and t >= task_id for u, t in self.awaiting)
+        return any(u == user and t >= task_id for u, t in self.proposals.open)
 
     def on_tick(self) -> None:
         if not self.pending or self.ledger is None:
@@ -164,9 +157,7 @@ class CentralScheduler(TickingRole):
         user_id = self.ledger.user_ids[user]
         request = self.pending.pop(user_id)
         self.ledger.allocate(user, server)  # reserve until the user answers
-        self._ref += 1
-        self.awaiting[(user_id, request.task_id)] = Placement(server, request, self._ref)
-        self._propose(user_id, request.task_id, self._ref, 0.0)
+        self.proposals.propose(user_id, request.task_id, self.ledger.server_ids[server], Placement(server, request))
 
     def _lowest_waits(self) -> bool:
         """DRF's strict order: whether the lowest-share user whose task fits has its
@@ -185,37 +176,20 @@ class CentralScheduler(TickingRole):
         self.actor.report("lowest_user_skipped", user=ledger.user_ids[lowest])
         return True
 
-    def _propose(self, user: str, task_id: int, ref: int, waited: float) -> None:
-        placement = self.awaiting.get((user, task_id))
-        if placement is None or placement.ref != ref:
-            return  # answered
+    def _requeue(self, user: str, placement: Placement) -> None:
+        """Give a placement's reservation back and queue its task again."""
         assert self.ledger is not None  # a placement was made with it
-        if waited >= self.proposal_timeout:
-            del self.awaiting[(user, task_id)]
-            self.ledger.release(self.ledger.user_index[user], placement.server)
-            self.actor.report("proposal_expired", user=user, task_id=task_id)
-            if user not in self.pending:
-                self.pending[user] = placement.request
-            return
-        if waited > 0:
-            self.actor.report("retransmitted", step="proposal")
-        self.actor.send(user, Proposal(task_id, self.ledger.server_ids[placement.server], ref))
-        self.actor.after(self.retry, self._propose, user, task_id, ref, waited + self.retry)
+        self.ledger.release(self.ledger.user_index[user], placement.server)
+        if user not in self.pending:
+            self.pending[user] = placement.request
+
+    def _expired(self, user: str, task_id: int, placement: Placement) -> None:
+        self._requeue(user, placement)
 
     def on_Accept(self, src: str, msg: Accept) -> None:
-        key = (src, msg.task_id)
-        placement = self.awaiting.get(key)
-        if placement is not None and placement.ref == msg.ref:
-            del self.awaiting[key]
-            self.ordered[src] = (msg.task_id, placement)
-            self._order(src, msg.task_id, placement)
-            return
-        ordered = self.ordered.get(src)
-        if ordered is not None and ordered[0] == msg.task_id and ordered[1].ref == msg.ref:
-            self._order(src, msg.task_id, ordered[1])  # the order or its TaskAllocated was lost
-            return
-        self.actor.report("unexpected_accept", user=src, task_id=msg.task_id)
-        self.actor.send(src, Withdrawn(msg.task_id, msg.ref))
+        accepted = self.proposals.accept(src, msg)
+        if accepted is not None:  # first or repeated (the order or its TaskAllocated was lost)
+            self._order(src, msg.task_id, accepted[0])
 
     def _order(self, user: str, task_id: int, placement: Placement) -> None:
         assert self.ledger is not None  # a placement was made with it
@@ -223,9 +197,8 @@ class CentralScheduler(TickingRole):
         self.actor.send(self.ledger.server_ids[placement.server], Allocate(user, task_id, placement.request.demand, self.ledger.share(u)))
 
     def on_Decline(self, src: str, msg: Decline) -> None:
-        placement = self.awaiting.get((src, msg.task_id))
-        if placement is not None and placement.ref == msg.ref:
-            del self.awaiting[(src, msg.task_id)]
+        placement = self.proposals.decline(src, msg)
+        if placement is not None:
             assert self.ledger is not None  # a placement was made with it
             self.ledger.release(self.ledger.user_index[src], placement.server)
 
@@ -235,16 +208,15 @@ class CentralScheduler(TickingRole):
         self.actor.report("allocate_rejected", user=msg.user, task_id=msg.task_id, server=src)
         if self.ledger is None or msg.user not in self.ledger.user_index or src not in self.ledger.server_index:
             return
-        ordered = self.ordered.get(msg.user)
-        if ordered is None or ordered[0] != msg.task_id or self.ledger.server_ids[ordered[1].server] != src:
+        ordered = self.proposals.taken.get(msg.user)
+        if ordered is None or ordered.task_id != msg.task_id or self.ledger.server_ids[ordered.item.server] != src:
             return  # about an order we no longer hold (a repeat)
-        del self.ordered[msg.user]
+        self.proposals.void(msg.user, msg.task_id)
         user, server = self.ledger.user_index[msg.user], self.ledger.server_index[src]
         if self.ledger.placed[user, server] > 0:
             self.ledger.release(user, server)
-        self.actor.send(msg.user, Withdrawn(msg.task_id, ordered[1].ref))
         if msg.user not in self.pending:
-            self.pending[msg.user] = ordered[1].request
+            self.pending[msg.user] = ordered.item.request
 
 
 class _Centralized(Policy):

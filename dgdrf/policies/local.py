@@ -23,10 +23,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dgdrf.model.resources import task_dominant_share
-from dgdrf.nodes.protocol import PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Decline, Proposal, TaskRequest, Withdrawn
+from dgdrf.nodes.protocol import PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Decline, TaskRequest
 from dgdrf.overlay.sampling import PeerSampling
 from dgdrf.overlay.pushsum import PushSum
 from dgdrf.policies.messages import WalkAck, WalkFailed, WalkTask
+from dgdrf.policies.proposals import ProposalHandshake
 from dgdrf.runtime.actor import Role
 
 if TYPE_CHECKING:
@@ -138,11 +139,12 @@ class HomeUsers:
 
 @dataclass
 class Proposed:
-    """A proposal out: its task's demand, the user's share before it, its reference."""
+    """A proposal out: its task's demand and the user's share before it; once accepted,
+    the share the task gave the user (``started``: what a repeated start reports)."""
 
     demand: list[float]
     share: float
-    ref: int
+    started: float = 0.0
 
 
 #: how many times a walk's hop is sent (to a new random peer each time) before the walk
@@ -155,10 +157,9 @@ _SEEN_HOPS = 4096
 class TaskDesk(Role):
     """Proposals with reserved capacity, and the random walk of tasks that do not fit.
 
-    Loss and repeats (see nodes/protocol.py): a proposal is sent again every ``retry``
-    seconds until the user answers, and expires after ``proposal_timeout``; an Accept
-    that comes for a proposal that expired gets Withdrawn, one repeated for a task that
-    runs here gets its TaskAllocated again. Each hop of a walk is acknowledged by the node
+    Loss and repeats (see nodes/protocol.py): proposals follow the shared handshake
+    (policies/proposals.py): an expired one releases its reservation; an Accept repeated
+    for a task that runs here gets its TaskAllocated again. Each hop of a walk is acknowledged by the node
     it reached (WalkAck) and sent again, to another random peer, until it is; a node
     handles a hop it has handled before only by acknowledging it again."""
 
@@ -168,14 +169,12 @@ class TaskDesk(Role):
         self.capacity = capacity
         self.sampler = sampler
         self.walk_ttl = walk_ttl
-        self.proposal_timeout = proposal_timeout
         self.retry = retry
         #: a task out longer than this (a walk of walk_ttl hops at 10 ms a hop, and its
         #: proposal) was lost with a server that went down
         self.walk_patience = max(10.0, walk_ttl * 0.01) + proposal_timeout
-        self.proposals: dict[tuple[str, int], Proposed] = {}
-        self._ref = 0
-        self._started: dict[str, tuple[int, int, float]] = {}  # user -> (task, ref, share) last started here
+        #: proposals out (``open``) and each user's last started here (``taken``)
+        self.proposals: ProposalHandshake[Proposed] = ProposalHandshake(self, self._expired, retry, proposal_timeout)
         self._walks = 0  # walks started here (they are numbered per home)
         self._hops: dict[tuple[str, int, int], int] = {}  # (home, walk, ttl) sent, not yet acknowledged -> tries
         self._seen: dict[tuple[str, int, int], None] = {}  # (home, walk, ttl) handled here (bounded, oldest first)
@@ -187,23 +186,8 @@ class TaskDesk(Role):
         """Reserve capacity and propose; False if it does not fit here."""
         if not self.actor.reserve(user, task_id, demand):
             return False
-        self._ref += 1
-        ref = self._ref
-        self.proposals[(user, task_id)] = Proposed(demand, share, ref)
-        self.actor.send(user, Proposal(task_id, self.actor.address, ref))
-        self.actor.after(self.retry, self._repropose, user, task_id, ref, self.retry)
+        self.proposals.propose(user, task_id, self.actor.address, Proposed(demand, share))
         return True
-
-    def _repropose(self, user: str, task_id: int, ref: int, waited: float) -> None:
-        p = self.proposals.get((user, task_id))
-        if p is None or p.ref != ref:
-            return  # answered
-        if waited >= self.proposal_timeout:
-            self._expire(user, task_id)
-            return
-        self.actor.report("retransmitted", step="proposal")
-        self.actor.send(user, Proposal(task_id, self.actor.address, ref))
-        self.actor.after(self.retry, self._repropose, user, task_id, ref, waited + self.retry)
 
     def _resolve(self, user: str, task_id: int, outcome: str) -> None:
         if self.on_resolved is not None:
@@ -264,34 +248,24 @@ class TaskDesk(Role):
             self.on_walk_failed(msg.user, msg.task_id)
 
     def on_Accept(self, src: str, msg: Accept) -> None:
-        key = (src, msg.task_id)
-        p = self.proposals.get(key)
-        if p is not None and p.ref == msg.ref:
-            del self.proposals[key]
-            d = self.capacity.task_share(p.demand)
-            share = p.share + (d or 0.0)
-            self._started[src] = (msg.task_id, msg.ref, share)
-            self.actor.start_task(src, msg.task_id, p.demand, share)
-            self._resolve(src, msg.task_id, "accepted")
+        accepted = self.proposals.accept(src, msg)
+        if accepted is None:
             return
-        started = self._started.get(src)
-        if started is not None and started[:2] == (msg.task_id, msg.ref):
-            self.actor.start_task(src, msg.task_id, [], started[2])  # runs: tell the user again
+        p, first = accepted
+        if not first:
+            self.actor.start_task(src, msg.task_id, [], p.started)  # runs: tell the user again
             return
-        self.actor.report("unexpected_accept", user=src, task_id=msg.task_id)
-        self.actor.send(src, Withdrawn(msg.task_id, msg.ref))
+        d = self.capacity.task_share(p.demand)
+        p.started = p.share + (d or 0.0)
+        self.actor.start_task(src, msg.task_id, p.demand, p.started)
+        self._resolve(src, msg.task_id, "accepted")
 
     def on_Decline(self, src: str, msg: Decline) -> None:
-        key = (src, msg.task_id)
-        p = self.proposals.get(key)
-        if p is not None and p.ref == msg.ref:
-            del self.proposals[key]
+        if self.proposals.decline(src, msg) is not None:
             self.actor.release(src, msg.task_id)
             self.actor.report("declined", user=src, task_id=msg.task_id)
             self._resolve(src, msg.task_id, "declined")
 
-    def _expire(self, user: str, task_id: int) -> None:
-        if self.proposals.pop((user, task_id), None) is not None:
-            self.actor.release(user, task_id)
-            self.actor.report("proposal_expired", user=user, task_id=task_id)
-            self._resolve(user, task_id, "expired")
+    def _expired(self, user: str, task_id: int, p: Proposed) -> None:
+        self.actor.release(user, task_id)
+        self._resolve(user, task_id, "expired")
