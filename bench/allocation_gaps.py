@@ -4,8 +4,8 @@ users are spread over home servers.
 A run that ends saturated can still have waited on near-stalls (long gaps with nothing
 placed, each ended by a timeout or a lucky exchange); a run that is merely slower
 allocates at an even rate. Used for the seed spread of DGDRF on thesis-100x20 at high P
-(bench/README.md, "What the gradient fix changed here"); output recorded in
-results/allocation-gaps-100x20.txt:
+(docs/notes/2026-11-25-thesis-100x20-rerun.md, "What the gradient fix changed here");
+output recorded in results/allocation-gaps-100x20.txt:
 
     python bench/allocation_gaps.py --policy dgdrf --neighbors 10 --seeds 1 2 3 > bench/results/allocation-gaps-100x20.txt
 """

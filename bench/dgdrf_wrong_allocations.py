@@ -3,15 +3,14 @@
 A diagnostic, not a benchmark: it runs one emulation and, each time the collector sees an
 allocation to a user whose share is not the lowest (thesis 5.3), prints both servers'
 utility, centre test, view and memory, and which servers hold the rightful one in their
-view. It is how DGDRF's errors on thesis-200x40 at P = 2 were traced to a memory that had
-forgotten the top of the pack (dgdrf/overlay/gradient.py). Recorded:
+view. What it found: docs/notes/2026-11-24-dgdrf-memory-200-servers.md (a bounded
+memory, dgdrf/overlay/gradient.py) and docs/notes/2026-11-26-dgdrf-bounded-walk-wrong-allocation.md
+(a bounded walk). Recorded:
 
     python bench/dgdrf_wrong_allocations.py --seed 1 --neighbors 2 --max-time 2000 --gradient-memory 24 \\
         > bench/results/dgdrf-wrong-allocations-200x40.txt
 
-It also traced the one wrong allocation of dgdrf's unbounded memory on thesis-200x40 to
-a walk of 1,024 hops that missed the only server with room
-(bench/results/dgdrf-wrong-allocations-200x40-p10-s3.txt, with a header):
+and, with a header, in bench/results/dgdrf-wrong-allocations-200x40-p10-s3.txt:
 
     python bench/dgdrf_wrong_allocations.py --seed 3 --neighbors 10 --max-time 8000
 """

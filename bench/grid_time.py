@@ -26,9 +26,9 @@ GRADIENT = ("dgdrf", "pdgdrf")
 def load(name: str) -> list[dict]:
     """One record per run, the one whose cost is best measured: a record with its CPU
     seconds (cpu_s), else one made by earlier code (dgdrf.bench.sweep.is_stale) in a
-    session that did not share cores (the gradient-revision-2 reruns of 2026-11-24 before
-    cpu_s was recorded did, so their wall time is stretched; the code change moved run
-    lengths by a few per cent), else whatever there is."""
+    session that did not share cores, before a current record without cpu_s whose
+    session did (its wall time stretched; which records, and why the earlier code's cost
+    stands for the run: docs/notes/2026-11-24-grid-time.md), else whatever there is."""
     with (RESULTS / name / "results.jsonl").open() as f:
         ok = [r for r in map(json.loads, f) if r.get("status") == "ok"]
     rank = lambda r: (r.get("cpu_s") is not None, is_stale(r))  # noqa: E731 - best last: it wins

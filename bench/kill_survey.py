@@ -10,7 +10,7 @@ dead servers and never started counted lost by its user (task_lost == lost on de
 
     python bench/kill_survey.py [--freeze 1.5] [--policies drf,dgdrf,...]
 
-Output of the run issue 17 quotes: bench/results/kill-survey.txt.
+Output recorded in bench/results/kill-survey.txt; what it showed: docs/notes/2026-11-26-kill-survey.md.
 """
 
 from __future__ import annotations

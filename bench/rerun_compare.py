@@ -1,8 +1,8 @@
 """What a rerun changed: DGDRF's and PDGDRF's figures per neighbour count P with the current
 code against the records it superseded (``stale.jsonl``, moved aside by ``dgdrf sweep
 --prune-stale``), on the same seeds. The source of the before/after tables in
-bench/README.md ("What the gradient fix changed here", "The 200x40 half"); output recorded
-in results/rerun-compare.txt:
+docs/notes/2026-11-25-thesis-100x20-rerun.md ("What the gradient fix changed here") and
+docs/notes/2026-11-25-thesis-200x40-rerun.md; output recorded in results/rerun-compare.txt:
 
     python bench/rerun_compare.py bench/results/thesis-grid-100x20 --before gradient-preference > bench/results/rerun-compare.txt
     python bench/rerun_compare.py bench/results/thesis-grid-200x40 --before protocol >> bench/results/rerun-compare.txt

@@ -2,15 +2,16 @@
 overlays; every policy on a small generated cluster, with and without loss and
 duplication; the gradient variants; dgdrf and pdgdrf on thesis-100x20 for 400 simulated
 seconds) written as JSON without their wall times, one file a run. Two snapshots of two
-versions of the code must be byte-identical when a change claims to change no result
-(issue 16's speed work was checked this way after every step):
+versions of the code must be byte-identical when a change claims to change no result:
 
-    git switch --detach c459fa8 && python bench/snapshot.py /tmp/before
-    git switch main              && python bench/snapshot.py /tmp/after
+    git switch --detach BEFORE && python bench/snapshot.py /tmp/before
+    git switch main            && python bench/snapshot.py /tmp/after
     diff -r /tmp/before /tmp/after && echo identical
 
-(rebuild the compiled core after switching: ``pip install -e .``). About 3-5 min on one
-core. ``overlay`` or ``run`` as a second argument takes only that half.
+(BEFORE: the commit before the change; rebuild the compiled core after switching:
+``pip install -e .``). A few minutes on one core. ``overlay`` or ``run`` as a second
+argument takes only that half. How issue 16's speed work was checked with it:
+docs/notes/2026-11-26-determinism-snapshot.md.
 """
 
 from __future__ import annotations

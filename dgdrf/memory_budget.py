@@ -2,10 +2,10 @@
 size beyond reach is refused with a line that says so, not a MemoryError traceback after
 minutes of work.
 
-The per-node figures are measured peaks (bench/results/google-cell: pdgdrf on a whole
-Google cell, 12,583 servers and 1,000 users, peaked at 0.70 GB: about 56 kB a server);
-a run also keeps a record per placed task (drf on the same cell: 847,415 tasks in
-1.28 GB, about 1.5 kB each). Only what is certain is held against the memory available:
+The per-server and per-task figures are peaks measured on a whole Google cell
+(bench/results/google-cell/README.md; how they were derived:
+docs/notes/2026-11-25-google-cell-figures-in-code.md): a run keeps its nodes, and a
+record per placed task. Only what is certain is held against the memory available:
 the nodes, and a number of tasks that no run can place, so a large run that fits is
 never refused.
 """

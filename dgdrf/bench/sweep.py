@@ -58,8 +58,9 @@ DEFAULT_DATA_SEED = 2017
 PARAM_ALIASES = {"gossip_period": "gradient_period"}
 #: grid keys of the [sweep] table that are not run parameters
 GRID_KEYS = ("name", "policies", "neighbors", "seeds", "servers", "users", "scenarios", "data_seed", "part_of")
-#: relative cost of one run by policy (for longest-first scheduling; measured roughly on
-#: thesis-100x20: the gradient policies exchange views every tick on every server)
+#: relative cost of one run by policy, for longest-first scheduling only: rough weights
+#: (the gradient policies exchange views every tick on every server); where they came
+#: from: docs/notes/2026-11-22-sweep-policy-cost.md
 POLICY_COST = {"dgdrf": 40.0, "pdgdrf": 40.0, "ddrf-gradient": 8.0, "ddrf-random": 8.0, "probes": 4.0}
 
 

@@ -1,9 +1,10 @@
 """The figures Östman's thesis publishes (ch. 5), for the report to hold ours against.
 
 Each table is by neighbour count P = 2..10. Our data sets are stand-ins generated like
-the thesis's (bench/README.md), so absolute minimum shares differ (DRF's own differs:
-0.0561 there, about 0.049 here on 100x20); the report therefore compares shares as a
-fraction of DRF's on the same data set, and error ratios and run-time ratios as they are.
+the thesis's (bench/README.md), so absolute minimum shares differ (DRF's own too: 0.0561
+there; ours: docs/notes/2026-11-25-thesis-100x20-rerun.md); the report therefore compares
+shares as a fraction of DRF's on the same data set, and error ratios and run-time ratios
+as they are.
 """
 
 from __future__ import annotations

@@ -25,13 +25,12 @@ the N most recently refreshed; ``memory=0`` is the toolbox's behaviour. Why ever
 when shares converge, the nodes with users form a tight pack whose order changes at
 every allocation, and the top of the pack is the node that has not allocated for the
 longest, and gossip relays it least (views are relayed, not memories, and the top is in
-the views of only the few nodes just below it that know of it). With P = 2 on
-thesis-200x40 (40 users on home servers drawn at random: about 36 of 200 servers
-with users, 200 (1 - (199/200)^40) expected) a node that remembered only the 24 most
-recent could forget the true top and every node between; its lowest neighbour, equally
-unaware, confirmed its claim (3.3.1 checks the view, not the pack), and 2 to 6 of about
-12,100 allocations went to the wrong user. Remembering a stale descriptor is safe: in
-these runs a utility only falls, so stale news overstates a node and at worst delays a
+the views of only the few nodes just below it that know of it). A node that remembers
+only the most recent can forget the true top and every node between; its lowest
+neighbour, equally unaware, then confirms its claim (3.3.1 checks the view, not the
+pack), and the wrong user allocates (seen with a memory of 24 on thesis-200x40 at P = 2:
+docs/notes/2026-11-24-dgdrf-memory-200-servers.md). Remembering a stale descriptor is
+safe: in these runs a utility only falls, so stale news overstates a node and at worst delays a
 claim until fresher news arrives. The cost: a server with users holds up to one entry per
 server with users (at 10,000 servers and 1,000 users, about 950); where every node has a
 finite utility (``dgdrf overlay --protocol gradient``) memory grows with all the nodes a
@@ -380,8 +379,8 @@ class Gradient(GradientBase):
         more, eq. 4.2) leaves the memory, and the stamp that said so is kept: nodes that
         have not heard go on relaying its older, finite descriptor in their views, and
         taking that back would put a node that never allocates again above us for ever.
-        Every server with users below it would then wait for it, and the run stall (how
-        ``dgdrf`` stalled on thesis-100x20 at P = 5-9 with gradient revision 2)."""
+        Every server with users below it would then wait for it, and the run stall
+        (docs/notes/2026-11-25-why-runs-stalled.md, "DGDRF's phantoms")."""
         limit: float | None  # the memory's bound; None: the default, set below (_idle_limit, or inf: unbounded)
         me, fresh, limit, gone, view = self.me, self._fresh, self._fresh_limit, self._gone, self.view
         own = None  # this node's utility, asked once per merge and only when needed

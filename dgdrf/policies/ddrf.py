@@ -120,8 +120,9 @@ class HomeScheduler(TickingRole):
     def _retry_stuck(self, user: str, task_id: int) -> None:
         """Try a stuck user's task again, in the background: it stays out of the
         competition (eq. 4.2's utility leaves it out), so a task that fits nowhere does
-        not hold DGDRF's strict order back for a walk at every retry (a dgdrf run at 1 %
-        loss stalled that way, several servers' stuck users taking the centre in turn).
+        not hold DGDRF's strict order back for a walk at every retry (several servers'
+        stuck users would take the centre in turn, and a run could stall:
+        docs/notes/2026-11-25-why-runs-stalled.md, "Stuck for good").
         Placing it when room is found keeps DRF's order: its share was the lowest when it
         got stuck, and the others' have only grown."""
         u = self.home.users.get(user)

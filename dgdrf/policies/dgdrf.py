@@ -24,33 +24,27 @@ validation of 3.3.1 compares the claimant's view with its lowest neighbour's, so
 passes a wrong centre whenever neither of them knows of the higher node. With the
 thesis's view alone that happens at P = 2: two top nodes r and s that have not heard of
 each other both hold the same two lower neighbours {a, p} (a above p), and p, whose view
-is rightly {a, s}, confirms s's message {a, s} although r is higher (``--gradient
-toolbox`` on the embedded 30x10 at P = 2: 1 wrong allocation in about 2,800 for two
-seeds of three; 9 in 8,441 on thesis-100x20; none at P = 3, 4, 6; bench/results/policies/).
-A memory of only the 4P + 16 most recently heard nodes (stamped gradient revision 1) was
-not enough either: on thesis-200x40 at P = 2 it let 2, 5 and 6 wrong allocations in
-about 12,100 through (seeds 1-3): the servers with users form a tight pack whose top is
-the node gossip relays least, and servers without users (about 164 of 200 expected) filled the
-memory, so the claimant and its lowest neighbour had both forgotten the top. Remembering
-every server with users makes none there (revision 2, bench/results/thesis-grid-200x40/:
-P = 2 seeds 1-3, 0 wrong of 12,203, 12,141 and 12,053; P = 3-10, seed 1, none) at
-about 15 % more run-time at P = 2 (9,671 s against 8,439 s on seed 1) and the same at
-P = 6 and 10: a node that remembers a higher node, even by stale news, does not claim
-the centre until fresher news says it may. A bound of 24 servers with users still errs
-(bench/results/dgdrf-memory-200x40/: 3 and 2 wrong on seeds 1 and 2).
+is rightly {a, s}, confirms s's message {a, s} although r is higher (seen with
+``--gradient toolbox``: docs/notes/2026-11-24-dgdrf-toolbox-gradient.md). A memory of
+only the 4P + 16 most recently heard nodes (stamped gradient revision 1) was not enough
+either: the servers with users form a tight pack whose top is the node gossip relays
+least, and servers without users filled the memory, so the claimant and its lowest
+neighbour had both forgotten the top; a bound of 24 servers with users still errs (both
+on thesis-200x40 at P = 2: docs/notes/2026-11-24-dgdrf-memory-200-servers.md). With every
+server with users remembered, a node that remembers a higher node, even by stale news,
+does not claim the centre until fresher news says it may.
 
 Which neighbours PDGDRF's Gini test takes (``--gini-neighbours``): alg. 6 and eq. 4.7 say
 the gradient view S_l. With it, a server whose P neighbours are all above it (lower
 shares: every server below the top few of a converged gradient) holds the largest share
 of its set, and raising the largest value of a set never lowers its Gini coefficient, so
-only servers at the top allocate: on 100 servers at P = 2, 93-97 % of the decisions of
-servers with a waiting task see both neighbours above them, and over the first 500 ticks
-the allocation rate stays at 0.43-0.49 per tick for 10 to 120 users, where thesis fig.
-5.11 has PDGDRF overtake DRF (1 per tick) at 40 users. ``overlay`` also takes the
+only servers at the top allocate, however many users there are, where thesis fig. 5.11
+has PDGDRF overtake DRF (1 allocation per tick) at 40 users. ``overlay`` also takes the
 utilities the peer-sampling view carries (the random neighbours a Kompics node hears
-utilities from, as the Croupier samples its gradient receives): the rate then rises from
-0.44 to 2.06 per tick over the same users and crosses 1 near 40 users, as in fig. 5.11,
-with errors that rise with users (24 % at 20 users, 57 % at 40). That the thesis's results need it is our
+utilities from, as the Croupier samples its gradient receives), and the allocation rate
+then rises with users as in fig. 5.11, with errors that rise with users too (as measured:
+docs/notes/2026-11-24-pdgdrf-gini-neighbours.md; the sweeps of fig. 5.11:
+docs/notes/2026-11-24-pdgdrf-users-fig-5-11.md). That the thesis's results need it is our
 inference, not its text; the default follows the text.
 
 Choices where the thesis is silent: a utility's ties are broken by a fixed hash of the
