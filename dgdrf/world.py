@@ -1,8 +1,11 @@
 """A run as a composed object: ``world = build(scenario, config)``, then
 ``world.run(observers=[...], controls=[...])``.
 
-:func:`build` wires a scenario into actors on one virtual-time loop (the composition
-root of emulation; cluster/node.py builds the same actors on sockets). What watches a
+:func:`deploy` decides what a scenario deploys under a configuration: the policy and
+every member (servers hosting the policy's roles, the gateway, the bootstrap, the users),
+the one composition root of both modes. :func:`build` puts all of them on one
+virtual-time loop and emulated network; a cluster node (cluster/node.py) builds the
+members it was assigned from the same :class:`Deployment`, on sockets. What watches a
 run is an :class:`Observer` (the stall watchdog, a measurement script); what changes it
 while it runs is a :class:`Control` (a crash, in virtual time). Both see the world
 through its public parts (clock, transport, collector) and are started once every actor
@@ -19,7 +22,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable, Collection, Iterable, Iterator
 
 import numpy as np
 
@@ -37,6 +40,8 @@ from dgdrf.nodes.user import User
 from dgdrf.options import declared
 from dgdrf.policies import PolicyOptions, make_policy
 from dgdrf.policies.base import Policy
+from dgdrf.runtime import roles
+from dgdrf.runtime.actor import Actor
 from dgdrf.runtime.clock import VirtualClock
 from dgdrf.runtime.transport import LocalTransport
 
@@ -99,7 +104,44 @@ def build_server(spec: ServerSpec, policy: Policy, config: RunConfig) -> Server:
 
 
 def build_user(spec: UserSpec, policy: Policy) -> User:
+    """A user (thesis alg. 3) that asks the gateway once the policy lets users start."""
     return User(spec.id, spec.demand, GATEWAY, start_delay=policy.user_start, retry=policy.options.retry)
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """What ``scenario`` deploys under ``config``: its policy, and its members built on
+    demand, by role (:mod:`dgdrf.runtime.roles`). Emulation builds every member
+    (:func:`build`); a cluster node builds those it was assigned, so both modes run the
+    same actors with the same roles and options."""
+
+    scenario: Scenario
+    config: RunConfig
+    policy: Policy
+
+    def members(self, role: str | None = None, only: Collection[str] | None = None) -> Iterator[Actor]:
+        """The members playing ``role`` (every role when None) whose address is in
+        ``only`` (all when None), built in the run's fixed order: the servers, the
+        gateway, the bootstrap, the users (each actor's random stream follows from it)."""
+        wanted = (lambda address: True) if only is None else only.__contains__
+        if role in (None, roles.SERVER):
+            for spec in self.scenario.servers:
+                if wanted(spec.id):
+                    yield build_server(spec, self.policy, self.config)
+        if role in (None, roles.GATEWAY) and wanted(GATEWAY):
+            yield Gateway(GATEWAY, self.policy.gateway_routing())
+        if role in (None, roles.BOOTSTRAP) and wanted(BOOTSTRAP):
+            yield Bootstrap(BOOTSTRAP)
+        if role in (None, roles.USER):
+            for user_spec in self.scenario.users:
+                if wanted(user_spec.id):
+                    yield build_user(user_spec, self.policy)
+
+
+def deploy(scenario: Scenario, config: RunConfig) -> Deployment:
+    """The deployment of ``scenario`` under ``config`` (its policy made with the options
+    every node's policy gets: :func:`policy_options`)."""
+    return Deployment(scenario, config, make_policy(config.policy, policy_options(scenario, config)))
 
 
 @dataclass
@@ -182,8 +224,9 @@ class World:
 
 
 def build(scenario: Scenario, config: RunConfig) -> World:
-    """Wire ``scenario`` into actors under ``config``: servers hosting the policy's roles,
-    the gateway, the bootstrap and the users, on one virtual clock and emulated network."""
+    """Wire ``scenario`` under ``config`` into one emulated run: every member of its
+    :class:`Deployment` on one virtual clock and emulated network, the collector
+    measuring."""
     config.validate()
     check_scenario(scenario.capacity_matrix(), scenario.demand_matrix())
     rng = np.random.default_rng(config.seed)
@@ -197,14 +240,10 @@ def build(scenario: Scenario, config: RunConfig) -> World:
         duplicate=config.duplicate,
         reporter=collector,
     )
-    policy = make_policy(config.policy, policy_options(scenario, config))
-    for spec in scenario.servers:
-        transport.register(build_server(spec, policy, config))
-    transport.register(Gateway(GATEWAY, policy.gateway_routing()))
-    transport.register(Bootstrap(BOOTSTRAP))
-    for user_spec in scenario.users:
-        transport.register(build_user(user_spec, policy))
-    return World(scenario, config, clock, transport, collector, policy)
+    deployment = deploy(scenario, config)
+    for actor in deployment.members():
+        transport.register(actor)
+    return World(scenario, config, clock, transport, collector, deployment.policy)
 
 
 class StallWatch(Observer):

@@ -34,16 +34,14 @@ from dgdrf.cluster.keys import Credentials
 from dgdrf.cluster.membership import COLLECTOR, Membership
 from dgdrf.config import RunConfig
 from dgdrf.measurement import measure
-from dgdrf.world import BOOTSTRAP, GATEWAY, build_server, build_user, policy_options
+from dgdrf.world import BOOTSTRAP, GATEWAY, deploy
 from dgdrf.errors import ConfigError
 from dgdrf.log import get_logger
 from dgdrf.model.scenario import Scenario
 from dgdrf.model.scenario_file import parse_document
 from dgdrf.nodes.bootstrap import Bootstrap
 from dgdrf.nodes.collector import REPORT_KINDS, Collector
-from dgdrf.nodes.gateway import Gateway
 from dgdrf.nodes.protocol import MemberDown
-from dgdrf.policies import make_policy
 from dgdrf.runtime.actor import Actor
 from dgdrf.runtime.clock import AsyncioClock
 from dgdrf.runtime.net import SHUTDOWN_ROLES, NetTransport
@@ -231,7 +229,8 @@ async def run_node(opts: NodeOptions) -> int:
             return 0 if stop.is_set() else 1
         scenario = parse_document(assignment["scenario"], source="bootstrap")
         config = RunConfig.from_settings({}, **assignment["config"])
-        policy = make_policy(config.policy, policy_options(scenario, config))
+        deployment = deploy(scenario, config)  # the same members as in emulation (dgdrf/world.py)
+        policy = deployment.policy
         collector = collector_actor = None
         if opts.role == "collector":
             collector = Collector(scenario, on_saturated=None)
@@ -241,17 +240,8 @@ async def run_node(opts: NodeOptions) -> int:
             transport.register(collector_actor)
         else:
             transport.reporter = RemoteReporter(transport, COLLECTOR)
-            ids = set(assignment["actors"])
-            if opts.role == "server":
-                for spec in scenario.servers:
-                    if spec.id in ids:
-                        transport.register(build_server(spec, policy, config))
-            elif opts.role == "user":
-                for user_spec in scenario.users:
-                    if user_spec.id in ids:
-                        transport.register(build_user(user_spec, policy))
-            elif opts.role == "gateway":
-                transport.register(Gateway(GATEWAY, policy.gateway_routing()))
+            for actor in deployment.members(opts.role, set(assignment["actors"])):
+                transport.register(actor)
         cluster = await _wait_cluster(session, opts.bootstrap, stop)
         if cluster is None:
             return 0 if stop.is_set() else 1
