@@ -111,7 +111,7 @@ def load_scenario(path: str | Path) -> Scenario:
     """A scenario file with its run settings checked against every declared option: a
     bad setting is a ScenarioError naming the file and the key; a key that is neither
     part of a scenario nor an option is kept out of the settings with a warning."""
-    scenario = scenario_file.load_scenario(path)
+    scenario = scenario_file.read_scenario_file(path)
     return checked_settings(scenario, str(path))
 
 

@@ -21,8 +21,10 @@ from dgdrf.model.generators import generate_from_spec
 from dgdrf.model.scenario import SCENARIO_KEYS, Scenario, default_name, parse_scenario
 
 
-def load_scenario(path: str | Path) -> Scenario:
-    """Read a scenario from a .toml or .json file, validating every field."""
+def read_scenario_file(path: str | Path) -> Scenario:
+    """Read a scenario from a .toml or .json file, validating every field of the
+    scenario; its run settings are kept as found (dgdrf.config.load_scenario checks them
+    against the declared options)."""
     p = Path(path)
     try:
         raw = p.read_bytes()
