@@ -293,10 +293,11 @@ class Partition(Control):
     servers off from the users, the gateway and the bootstrap. Nobody crashes and nobody
     is told (no MemberDown): the protocols' own retransmissions must carry the run
     across, as over a real network. Messages on their way when it splits arrive; those
-    lost are the result's ``messages["partitioned"]`` (absent when none was). One
-    partition at a time: a second one splitting while another holds is refused. PeerSim
-    loses messages in its transport layer likewise (UnreliableTransport), not in the
-    protocols."""
+    lost are the result's ``messages["partitioned"]`` (absent when none was). One that
+    never heals leaves room nobody can reach, which the collector still counts: such a
+    run ends stalled. One partition at a time: a second one splitting while another holds
+    is refused. PeerSim loses messages in its transport layer likewise
+    (UnreliableTransport), not in the protocols."""
 
     at: float
     until: float | None
@@ -359,7 +360,7 @@ class Churn(Control):
 
     def started(self, world: World) -> None:
         servers = [s.id for s in world.scenario.servers]
-        among = list(self.among) if self.among is not None else servers
+        among = list(dict.fromkeys(self.among)) if self.among is not None else servers  # each once
         _check_actors(world, "churn", among)
         users = [a for a in among if a not in servers]
         if users:
