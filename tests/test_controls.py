@@ -138,6 +138,15 @@ def test_a_partition_that_loses_nothing_changes_nothing(policy, partition):
     assert "partitioned" not in split.messages
 
 
+def test_a_partition_that_never_heals_ends_stalled():
+    """The central scheduler (s1) cut off from its users for good: the room it manages is
+    out of reach but still counted, so the watchdog ends the run, rather than calling it
+    saturated."""
+    result = run_emulation(SCENARIO, _config("drf"), controls=[Partition(3.0, None, (SERVERS[:10],))])
+    assert result.stop_reason == "stalled"
+    assert result.invariant_violations == []
+
+
 def test_partition_arguments_are_checked():
     with pytest.raises(ValueError, match=r"until \(3.0\) must be after at \(3.0\)"):
         Partition(3.0, 3.0, (SERVERS,))
