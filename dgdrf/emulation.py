@@ -4,7 +4,7 @@ composition, observers, controls); dgdrf/measurement.py turns it into a
 
 Scripts and tests import the names of dgdrf/config.py, dgdrf/world.py and
 dgdrf/measurement.py they need for one run from here (``RunConfig``, ``RunResult``,
-``policy_options``, ``Crash``, ...).
+``policy_options``, ``Crash``, ``Partition``, ``Churn``, ...).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from typing import Callable, Iterable
 from dgdrf.config import RunConfig
 from dgdrf.measurement import RunResult, cost_per_tick, error_curve, measure
 from dgdrf.model.scenario import Scenario
-from dgdrf.world import BOOTSTRAP, GATEWAY, PROGRESS_SLICE_S, STOP_REASONS, WATCH_PERIOD_S, Control, Crash, Observer, World, build, build_server, build_user, policy_options
+from dgdrf.world import BOOTSTRAP, GATEWAY, PROGRESS_SLICE_S, STOP_REASONS, WATCH_PERIOD_S, Churn, Control, Crash, Observer, Partition, World, build, build_server, build_user, policy_options
 
 __all__ = [
-    "BOOTSTRAP", "GATEWAY", "PROGRESS_SLICE_S", "STOP_REASONS", "WATCH_PERIOD_S", "Control", "Crash", "Observer", "RunConfig",
+    "BOOTSTRAP", "GATEWAY", "PROGRESS_SLICE_S", "STOP_REASONS", "WATCH_PERIOD_S", "Churn", "Control", "Crash", "Observer", "Partition", "RunConfig",
     "RunResult", "World", "build", "build_server", "build_user", "cost_per_tick", "error_curve", "measure", "policy_options", "run_emulation",
 ]  # fmt: skip
 

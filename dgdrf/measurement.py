@@ -159,7 +159,12 @@ def measure(scenario: Scenario, config: RunConfig, collector: Collector, transpo
         shares={u: float(shares[i]) for i, u in enumerate(ledger.user_ids)},
         tasks={u: int(ledger.tasks[i]) for i, u in enumerate(ledger.user_ids)},
         utilization={r: float(util[j]) for j, r in enumerate(scenario.resources)},
-        messages={"total": msg["total"], "dropped": msg["dropped"], "duplicated": msg["duplicated"], "undeliverable": msg["undeliverable"], "by_type": {k: v["count"] for k, v in msg["by_type"].items()}},
+        messages={
+            "total": msg["total"], "dropped": msg["dropped"], "duplicated": msg["duplicated"], "undeliverable": msg["undeliverable"],
+            # only when a partition lost some: a run without one keeps its result (and behaviour fingerprint) byte for byte
+            **({"partitioned": msg["partitioned"]} if msg.get("partitioned") else {}),
+            "by_type": {k: v["count"] for k, v in msg["by_type"].items()},
+        },
         bytes={"total": msg["bytes"], "by_type": {k: v["bytes"] for k, v in msg["by_type"].items()}},
         latency_s=latency,
         unplaceable_users=scenario.unplaceable_users(),

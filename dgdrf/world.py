@@ -10,7 +10,9 @@ run is an :class:`Observer` (the stall watchdog, a measurement script); what cha
 while it runs is a :class:`Control` (a crash, in virtual time). Both see the world
 through its public parts (clock, transport, collector) and are started once every actor
 has been scheduled to start, so adding one that only reads changes no result: PeerSim's
-Controls, scheduled by the run rather than patched into the protocol.
+Controls, scheduled by the run rather than patched into the protocol. The controls here:
+:class:`Crash`, :class:`Partition` (the network splits, then heals) and :class:`Churn`
+(servers leave one after another).
 
 A run is a pure function of (scenario, configuration, seed): one seeded numpy generator
 feeds the transport (latencies, loss) and is split per actor. It ends at saturation (the
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Collection, Iterable, Iterator
+from typing import Callable, Collection, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -60,6 +62,9 @@ STOP_REASONS = ("saturated", "stranded", "stalled", "max_time")
 #: seconds between a crash and the members hearing of it in emulation: network mode's
 #: failure detector declares a process down after 3 missed pings 0.5 s apart
 CRASH_DETECTION_S = 1.5
+#: the stream of the run's seed a :class:`Churn` without a seed of its own draws from
+#: (apart from the transport's and the actors', so churn changes no other draw)
+CHURN_STREAM = 0xC4_0211
 log = get_logger("dgdrf.world")
 
 
@@ -265,41 +270,145 @@ class StallWatch(Observer):
             world.clock.call_later(self.period, self._check, world)
 
 
+def _check_actors(world: World, what: str, addresses: Iterable[str]) -> None:
+    """Refuse an address no actor of the run has (a typo would silently do nothing)."""
+    unknown = [a for a in addresses if a not in world.transport.actors]
+    if unknown:
+        raise ValueError(f"{what}: no actor {unknown[0]!r} in the run")
+
+
+def crash(world: World, addresses: Sequence[str], detected_after: float = CRASH_DETECTION_S) -> None:
+    """Crash the members at ``addresses`` now (what :class:`Crash` and :class:`Churn` do at
+    their times): they stop, and nothing reaches them any more (:meth:`Actor.stop`).
+    ``detected_after`` seconds later the bootstrap tells the members that must know
+    (MemberDown, :meth:`Policy.member_down_audience`), reliably as over its TCP
+    connections, and the collector judges saturation on the servers that remain, as
+    network mode's failure detector does."""
+    stopped = []
+    for address in addresses:
+        actor = world.transport.actors.pop(address, None)
+        if actor is not None:  # None: crashed already (by another control), counted then
+            actor.stop()
+            stopped.append(address)
+    if stopped:
+        world.clock.call_later(detected_after, _detected, world, tuple(stopped))
+
+
+def _detected(world: World, addresses: tuple[str, ...]) -> None:
+    gone = set(addresses)
+    servers = [s.id for s in world.scenario.servers]
+    down = [s for s in servers if s in gone]
+    if down:
+        world.collector.retire_servers(down, world.clock.now())
+    audience = type(world.policy).member_down_audience(servers, [u.id for u in world.scenario.users], gone, GATEWAY)
+    for address in audience:
+        actor = world.transport.actors.get(address)  # None: gone, in this crash or an earlier one
+        if actor is not None and address not in gone:
+            # reliably, as over the bootstrap's TCP connections (the emulated network's
+            # loss model is for the members' own messages); not counted among them
+            actor.receive(BOOTSTRAP, MemberDown(sorted(gone)))
+
+
 @dataclass
 class Crash(Control):
-    """Members that crash at virtual time ``at``: they stop, and nothing reaches them any
-    more (:meth:`Actor.stop`). ``detected_after`` seconds later the bootstrap tells the
-    members that must know (MemberDown, :meth:`Policy.member_down_audience`), reliably as
-    over its TCP connections, and the collector judges saturation on the servers that
-    remain, as network mode's failure detector does."""
+    """Members that crash at virtual time ``at`` (:func:`crash`): they stop, and
+    ``detected_after`` seconds later the members that must know hear of it."""
 
     at: float
     addresses: tuple[str, ...]
     detected_after: float = CRASH_DETECTION_S
 
     def started(self, world: World) -> None:
-        unknown = [a for a in self.addresses if a not in world.transport.actors]
-        if unknown:
-            raise ValueError(f"crash: no actor {unknown[0]!r} in the run")
-        world.clock.call_later(self.at, self._crash, world)
+        _check_actors(world, "crash", self.addresses)
+        world.clock.call_later(self.at, crash, world, self.addresses, self.detected_after)
 
-    def _crash(self, world: World) -> None:
-        for address in self.addresses:
-            actor = world.transport.actors.pop(address, None)
-            if actor is not None:
-                actor.stop()
-        world.clock.call_later(self.detected_after, self._detected, world)
 
-    def _detected(self, world: World) -> None:
-        gone = set(self.addresses)
+@dataclass
+class Partition(Control):
+    """The network splits into ``groups`` at virtual time ``at`` and heals at ``until``
+    (None: never): every message between members of different groups is lost, both ways
+    (:meth:`LocalTransport.set_partition`); within a group they pass. Members listed in
+    no group form one more group together, so ``Partition(5, 8, (servers,))`` cuts the
+    servers off from the users, the gateway and the bootstrap. Nobody crashes and nobody
+    is told (no MemberDown): the protocols' own retransmissions must carry the run
+    across, as over a real network. Messages on their way when it splits arrive; those
+    lost are the result's ``messages["partitioned"]`` (absent when none was). One that
+    never heals leaves room nobody can reach, which the collector still counts: such a
+    run ends stalled. One partition at a time: a second one splitting while another holds
+    is refused. PeerSim loses messages in its transport layer likewise
+    (UnreliableTransport), not in the protocols."""
+
+    at: float
+    until: float | None
+    groups: tuple[tuple[str, ...], ...]
+
+    def __post_init__(self) -> None:
+        if self.at < 0:
+            raise ValueError(f"partition: at must be >= 0, got {self.at}")
+        if self.until is not None and self.until <= self.at:
+            raise ValueError(f"partition: until ({self.until}) must be after at ({self.at})")
+        seen: set[str] = set()
+        for address in (a for group in self.groups for a in group):
+            if address in seen:
+                raise ValueError(f"partition: {address!r} is in two groups")
+            seen.add(address)
+
+    def started(self, world: World) -> None:
+        _check_actors(world, "partition", (a for group in self.groups for a in group))
+        world.clock.call_later(self.at, self._split, world)
+        if self.until is not None:
+            world.clock.call_later(self.until, world.transport.heal)
+
+    def _split(self, world: World) -> None:
+        if world.transport.partitioned:
+            raise ValueError(f"partition at t={self.at}: another partition still holds (one at a time)")
+        world.transport.set_partition(self.groups)
+
+
+@dataclass
+class Churn(Control):
+    """Servers leaving one after another, as crashes (:func:`crash`): ``departures`` of
+    them, picked at random among ``among`` (default: every server), at the events of a
+    Poisson process of mean gap ``every`` seconds from ``start`` on (memoryless sessions,
+    the usual churn model; PeerSim's DynamicNetwork removes nodes for good likewise).
+    The schedule is drawn from ``seed``, or from the run's seed by a stream of its own,
+    so the other draws of the run stay what they were; :attr:`schedule` holds it once
+    the run started, (time, address) in order.
+
+    Joins are not modelled: the collector's ledger and every node's exact capacity
+    knowledge (``PolicyOptions.total_capacity``) are the scenario's servers, with no
+    counterpart of :meth:`Collector.retire_servers` to add one mid-run, and a stopped
+    actor stays stopped. Users do not leave: the collector would still wait for a
+    departed user's next task, so such a run could only stall."""
+
+    every: float
+    departures: int
+    start: float = 0.0
+    among: tuple[str, ...] | None = None
+    seed: int | None = None
+    detected_after: float = CRASH_DETECTION_S
+    schedule: list[tuple[float, str]] = field(default_factory=list, init=False)
+
+    def __post_init__(self) -> None:
+        if self.every <= 0:
+            raise ValueError(f"churn: every must be > 0, got {self.every}")
+        if self.departures < 0:
+            raise ValueError(f"churn: departures must be >= 0, got {self.departures}")
+        if self.start < 0:
+            raise ValueError(f"churn: start must be >= 0, got {self.start}")
+
+    def started(self, world: World) -> None:
         servers = [s.id for s in world.scenario.servers]
-        down = [s for s in servers if s in gone]
-        if down:
-            world.collector.retire_servers(down, world.clock.now())
-        audience = type(world.policy).member_down_audience(servers, [u.id for u in world.scenario.users], gone, GATEWAY)
-        for address in audience:
-            actor = world.transport.actors.get(address)
-            if actor is not None and address not in gone:
-                # reliably, as over the bootstrap's TCP connections (the emulated network's
-                # loss model is for the members' own messages); not counted among them
-                actor.receive(BOOTSTRAP, MemberDown(sorted(gone)))
+        among = list(dict.fromkeys(self.among)) if self.among is not None else servers  # each once
+        _check_actors(world, "churn", among)
+        users = [a for a in among if a not in servers]
+        if users:
+            raise ValueError(f"churn: {users[0]!r} is not a server (only servers leave)")
+        if self.departures > len(among):
+            raise ValueError(f"churn: {self.departures} departures among {len(among)} servers")
+        rng = np.random.default_rng(self.seed if self.seed is not None else [world.config.seed, CHURN_STREAM])
+        times = self.start + np.cumsum(rng.exponential(self.every, self.departures))
+        who = rng.choice(len(among), self.departures, replace=False)
+        self.schedule = [(float(t), among[i]) for t, i in zip(times, who)]
+        for t, address in self.schedule:
+            world.clock.call_later(t, crash, world, (address,), self.detected_after)

@@ -6,14 +6,17 @@ from dgdrf.runtime.messages import message_types
 
 
 class MessageStats:
-    """Messages and bytes sent per type tag, plus transport-level drops and duplicates."""
+    """Messages and bytes sent per type tag, plus transport-level drops and duplicates:
+    ``dropped`` by the loss model, ``partitioned`` between the groups of a partition
+    (emulation's ``Partition`` control), ``undeliverable`` to an address nobody has."""
 
-    __slots__ = ("count", "nbytes", "dropped", "duplicated", "undeliverable")
+    __slots__ = ("count", "nbytes", "dropped", "partitioned", "duplicated", "undeliverable")
 
     def __init__(self) -> None:
         self.count = [0] * 256
         self.nbytes = [0] * 256
         self.dropped = 0
+        self.partitioned = 0
         self.duplicated = 0
         self.undeliverable = 0
 
@@ -35,6 +38,7 @@ class MessageStats:
             "total": total,
             "bytes": nbytes,
             "dropped": self.dropped,
+            "partitioned": self.partitioned,
             "duplicated": self.duplicated,
             "undeliverable": self.undeliverable,
             "by_type": self.by_type(),

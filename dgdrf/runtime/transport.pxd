@@ -37,6 +37,7 @@ cdef class LocalTransport:
     cdef list _nbytes
     cdef list _block
     cdef Py_ssize_t _pos
+    cdef dict _groups
     cdef dict __dict__
 
     @cython.locals(actor=Actor, clock=VirtualClock)

@@ -4,12 +4,15 @@ Every send encodes the message with msgpack and every delivery decodes it, so by
 are real and the wire format is exercised by every run. Latency is drawn per message from
 a model (uniform [min, max] seconds, default 1-5 ms, thesis-like); loss and duplication
 hooks drop or repeat a frame with a given probability. Draws come in blocks from the
-run's seeded generator: deterministic and cheap on the hot path.
+run's seeded generator: deterministic and cheap on the hot path. A partition
+(:meth:`LocalTransport.set_partition`, set by a run's ``Partition`` control) loses every
+frame between groups of members until :meth:`LocalTransport.heal`; unset, it costs the
+send path one ``is not None`` test.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -92,8 +95,11 @@ class LocalTransport:
         self._count, self._nbytes = self.stats.count, self.stats.nbytes
         self._block: list[int] = []  # a block of latencies in ticks, walked by send
         self._pos = 0
+        #: address -> its group while partitioned (0: in none), None while whole
+        self._groups: dict[str, int] | None = None
         if not cython.compiled:
-            self.send = self._make_send()  # type: ignore[method-assign]  # interpreted: the same steps as a closure over locals
+            send, self._set_send_groups = self._make_send()
+            self.send = send  # type: ignore[method-assign, assignment]  # interpreted: the same steps as a closure over locals
 
     def register(self, actor: Actor, rng: np.random.Generator | None = None) -> Actor:
         """Attach ``actor`` to this transport with its own generator (split from the run's)."""
@@ -117,6 +123,9 @@ class LocalTransport:
         if actor is None:
             self.stats.undeliverable += 1
             return
+        if self._groups is not None and self._groups.get(src, 0) != self._groups.get(dst, 0):
+            self.stats.partitioned += 1
+            return
         if self._loss is not None and self._loss.draw():
             self.stats.dropped += 1
             return
@@ -133,14 +142,16 @@ class LocalTransport:
         self._pos += 1
         return self._block[self._pos - 1]
 
-    def _make_send(self):
-        """The hot path as a closure over locals (no attribute lookups per message)."""
+    def _make_send(self) -> tuple[Callable[[str, str, Message], None], Callable[[dict[str, int] | None], None]]:
+        """The hot path as a closure over locals (no attribute lookups per message), and
+        the setter of its partition (:meth:`set_partition` calls it)."""
         count, nbytes, actors = self.stats.count, self.stats.nbytes, self.actors
         stats, schedule = self.stats, self.clock.schedule_ticks
         loss, dup, refill = self._loss, self._dup, self._latency.refill
         deliver = _deliver
         block: list[int] = []
         pos = 0
+        groups: dict[str, int] | None = None
 
         def send(src: str, dst: str, msg: Message) -> None:
             nonlocal block, pos
@@ -151,6 +162,9 @@ class LocalTransport:
             actor = actors.get(dst)
             if actor is None:
                 stats.undeliverable += 1
+                return
+            if groups is not None and groups.get(src, 0) != groups.get(dst, 0):
+                stats.partitioned += 1
                 return
             if loss is not None and loss():
                 stats.dropped += 1
@@ -166,7 +180,39 @@ class LocalTransport:
                 pos += 1
                 schedule(block[pos - 1], deliver, (actor, src, data))
 
-        return send
+        def set_groups(new: dict[str, int] | None) -> None:
+            nonlocal groups
+            groups = new
+
+        return send, set_groups
+
+    def set_partition(self, groups: Iterable[Iterable[str]]) -> None:
+        """Lose every message sent from now on between members of different ``groups``,
+        both ways, until :meth:`heal`; within a group they pass. Every address listed in
+        no group is in one more group with the others listed in none. Counted in
+        ``stats.partitioned`` (before loss is drawn: a partitioned frame draws nothing).
+        Frames already on their way arrive. Groups with no member at all make no
+        partition; an address in two groups is refused (ValueError)."""
+        of: dict[str, int] = {}
+        for i, group in enumerate(groups, start=1):
+            for address in group:
+                if of.setdefault(address, i) != i:
+                    raise ValueError(f"partition: {address!r} is in two groups")
+        self._set_groups(of or None)
+
+    def heal(self) -> None:
+        """End the partition: every message passes again (loss aside)."""
+        self._set_groups(None)
+
+    @property
+    def partitioned(self) -> bool:
+        """Whether a partition is set."""
+        return self._groups is not None
+
+    def _set_groups(self, groups: dict[str, int] | None) -> None:
+        self._groups = groups
+        if not cython.compiled:
+            self._set_send_groups(groups)
 
     def start_all(self, jitter: float = 0.0) -> None:
         """Schedule every registered actor's ``start`` at time 0 (+ optional jitter)."""
