@@ -277,6 +277,18 @@ def _check_actors(world: World, what: str, addresses: Iterable[str]) -> None:
         raise ValueError(f"{what}: no actor {unknown[0]!r} in the run")
 
 
+def _check_servers(world: World, what: str, addresses: Iterable[str]) -> None:
+    """Refuse a member other than a server: only servers' departures are modelled. A
+    departed user's next task would still count as one that fits (the collector judges
+    saturation on every user), and the central scheduler would go on proposing to it, so
+    the run could only stall; the gateway and the bootstrap are single points whose loss
+    ends a network run with a named reason, not one that goes on."""
+    servers = {s.id for s in world.scenario.servers}
+    others = [a for a in addresses if a not in servers]
+    if others:
+        raise ValueError(f"{what}: {others[0]!r} is not a server (only servers' departures are modelled)")
+
+
 def crash(world: World, addresses: Sequence[str], detected_after: float = CRASH_DETECTION_S) -> None:
     """Crash the members at ``addresses`` now (what :class:`Crash` and :class:`Churn` do at
     their times): they stop, and nothing reaches them any more (:meth:`Actor.stop`).
@@ -320,6 +332,7 @@ class Crash(Control):
 
     def started(self, world: World) -> None:
         _check_actors(world, "crash", self.addresses)
+        _check_servers(world, "crash", self.addresses)
         world.clock.call_later(self.at, crash, world, self.addresses, self.detected_after)
 
 
@@ -401,9 +414,7 @@ class Churn(Control):
         servers = [s.id for s in world.scenario.servers]
         among = list(dict.fromkeys(self.among)) if self.among is not None else servers  # each once
         _check_actors(world, "churn", among)
-        users = [a for a in among if a not in servers]
-        if users:
-            raise ValueError(f"churn: {users[0]!r} is not a server (only servers leave)")
+        _check_servers(world, "churn", among)
         if self.departures > len(among):
             raise ValueError(f"churn: {self.departures} departures among {len(among)} servers")
         rng = np.random.default_rng(self.seed if self.seed is not None else [world.config.seed, CHURN_STREAM])

@@ -80,6 +80,14 @@ def test_a_crash_naming_no_actor_is_refused():
         run_emulation(SCENARIO, RunConfig(), controls=[Crash(at=1.0, addresses=("nobody",))])
 
 
+@pytest.mark.parametrize("member", ["u1", "gateway", "bootstrap"])
+def test_a_crash_of_a_member_other_than_a_server_is_refused(member):
+    """Only servers' departures are modelled: a crashed user's next task would still count
+    as fitting, and the run could only end stalled."""
+    with pytest.raises(ValueError, match=f"crash: '{member}' is not a server"):
+        run_emulation(SCENARIO, RunConfig(), controls=[Crash(at=1.0, addresses=("s1", member))])
+
+
 @message(230)
 class Stray(Message):
     """A message no role of any node handles (tests only)."""
