@@ -10,6 +10,15 @@ self/duplicate entries; gradient - fraction of nodes whose view equals the ideal
 view, and whether the centre is correct (the top node passes eq. 3.11 with the P
 next-highest nodes as its view, and no other node passes eq. 3.11); push-sum - max and
 mean relative error of the sum estimate, and exact mass accounting.
+
+Controls of dgdrf/world.py act on an overlay run as on an allocation run (it is a
+:class:`~dgdrf.world.Stage`): ``Crash`` and ``Churn`` take overlay nodes away for good,
+``Partition`` splits the network. Nobody is told of a crash: each protocol must cope on
+its own (Cyclon drops a shuffle partner that never answers; PeerSim's churn experiments).
+Once a node has left, Cyclon's and the gradient's figures are over the nodes that remain,
+and ``dead_entries`` counts the entries their views still hold of nodes that left;
+push-sum's error stays against the sum of every node's value (the mass a departed node
+held is lost with it).
 """
 
 from __future__ import annotations
@@ -17,7 +26,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 import numpy as np
 
@@ -33,6 +42,9 @@ from dgdrf.overlay.pushsum import PushSum
 from dgdrf.runtime.actor import Actor
 from dgdrf.runtime.clock import VirtualClock
 from dgdrf.runtime.transport import LocalTransport
+
+if TYPE_CHECKING:
+    from dgdrf.world import StageControl
 
 PROTOCOLS = ("cyclon", "gradient", "pushsum")
 
@@ -105,9 +117,11 @@ def _json_safe(d: dict[str, Any]) -> dict[str, Any]:
 
 
 class OverlayRun:
-    """The nodes of one overlay experiment on one virtual clock; advance cycle by cycle."""
+    """The nodes of one overlay experiment on one virtual clock; advance cycle by cycle.
+    ``controls`` (dgdrf/world.py: crashes, churn, partitions) are started once every node
+    is scheduled to start."""
 
-    def __init__(self, config: OverlayConfig) -> None:
+    def __init__(self, config: OverlayConfig, controls: Iterable[StageControl] = ()) -> None:
         self.config = config.validate()
         rng = np.random.default_rng(config.seed)
         self.clock = VirtualClock()
@@ -145,6 +159,29 @@ class OverlayRun:
         self.wall_s = 0.0
         self.metrics_wall_s = 0.0
         self._metric_rng = np.random.default_rng(config.seed + 1)
+        for control in controls:
+            control.started(self)
+
+    # -- what a control acts on (dgdrf.world.Stage) --------------------------------------
+    @property
+    def seed(self) -> int:
+        return self.config.seed
+
+    @property
+    def departing(self) -> str:
+        return "an overlay node"
+
+    def departable(self) -> list[str]:
+        """Every overlay node (not the bootstrap)."""
+        return list(self.names)
+
+    def members_down(self, addresses: tuple[str, ...]) -> None:
+        """Nobody is told: an overlay finds out for itself that a node is gone."""
+
+    def live(self) -> list[str]:
+        """The nodes that have not left."""
+        actors = self.transport.actors
+        return [a for a in self.names if a in actors]
 
     def run_cycles(self, k: int) -> None:
         """Advance ``k`` protocol periods, measuring after each (every metrics_every)."""
@@ -171,8 +208,10 @@ class OverlayRun:
         return self.measure_pushsum()
 
     def measure_cyclon(self, with_clustering: bool = True) -> dict[str, Any]:
-        views = {a: c.view for a, c in self.cyclon.items()}
-        deg = indegree(views, self.names)
+        live = self.live()
+        departed = len(live) < len(self.names)
+        views = {a: self.cyclon[a].view for a in live} if departed else {a: c.view for a, c in self.cyclon.items()}
+        deg = indegree(views, live)
         bad = sum(1 for a, v in views.items() if a in v)
         out = {
             "indegree_mean": float(deg.mean()),
@@ -181,25 +220,34 @@ class OverlayRun:
             "view_fill": float(np.mean([len(v) for v in views.values()])),
             "self_entries": bad,
         }
+        if departed:
+            alive = set(live)
+            out["dead_entries"] = sum(1 for v in views.values() for a in v if a not in alive)
         if with_clustering:
-            k = min(self.config.clustering_sample, len(self.names))
-            sample = [self.names[i] for i in self._metric_rng.choice(len(self.names), k, replace=False)]
+            k = min(self.config.clustering_sample, len(live))
+            sample = [live[i] for i in self._metric_rng.choice(len(live), k, replace=False)]
             out["clustering"] = clustering(views, sample)
         return out
 
+    def _live_utilities(self) -> dict[str, float]:
+        live = self.live()
+        return self.utilities if len(live) == len(self.names) else {a: self.utilities[a] for a in live}
+
     def centre_state(self) -> tuple[bool, int]:
-        """(centre correct, number of nodes passing eq. 3.11)."""
-        top = max(self.utilities, key=self.utilities.__getitem__)
-        passing = [a for a, g in self.gradient.items() if g.is_centre()]
-        ideal_top = ideal_gradient_views(self.utilities, self.config.neighbors)[top]
+        """(centre correct, number of nodes passing eq. 3.11), among the nodes that remain."""
+        utilities = self._live_utilities()
+        top = max(utilities, key=utilities.__getitem__)
+        passing = [a for a in utilities if self.gradient[a].is_centre()]
+        ideal_top = ideal_gradient_views(utilities, self.config.neighbors)[top]
         ok = passing == [top] and set(self.gradient[top].view) == ideal_top
         return ok, len(passing)
 
     def measure_gradient(self) -> dict[str, Any]:
-        ideal = ideal_gradient_views(self.utilities, self.config.neighbors)
-        converged = sum(1 for a, g in self.gradient.items() if set(g.view) == ideal[a])
+        utilities = self._live_utilities()
+        ideal = ideal_gradient_views(utilities, self.config.neighbors)
+        converged = sum(1 for a in utilities if set(self.gradient[a].view) == ideal[a])
         ok, passing = self.centre_state()
-        return {"converged_fraction": converged / len(self.names), "centre_correct": ok, "centres": passing}
+        return {"converged_fraction": converged / len(utilities), "centre_correct": ok, "centres": passing}
 
     def measure_pushsum(self) -> dict[str, Any]:
         errors = []
@@ -233,11 +281,15 @@ class OverlayRun:
             final=final,
             wall_s=self.wall_s,
             metrics_wall_s=self.metrics_wall_s,
-            messages={"total": msg["total"], "dropped": msg["dropped"], "by_type": {k: v["count"] for k, v in msg["by_type"].items()}},
+            messages={
+                "total": msg["total"], "dropped": msg["dropped"],
+                **({"partitioned": msg["partitioned"]} if msg.get("partitioned") else {}),  # only with a partition that lost some
+                "by_type": {k: v["count"] for k, v in msg["by_type"].items()},
+            },
             bytes=msg["bytes"],
         )
 
 
-def run_overlay(config: OverlayConfig) -> OverlayResult:
-    """Build and run one overlay experiment to the end."""
-    return OverlayRun(config).run()
+def run_overlay(config: OverlayConfig, controls: Iterable[StageControl] = ()) -> OverlayResult:
+    """Build and run one overlay experiment to the end, under ``controls``."""
+    return OverlayRun(config, controls).run()

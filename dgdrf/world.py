@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Collection, Iterable, Iterator, Sequence
+from typing import Callable, Collection, Iterable, Iterator, Protocol, Sequence
 
 import numpy as np
 
@@ -66,6 +66,42 @@ CRASH_DETECTION_S = 1.5
 #: (apart from the transport's and the actors', so churn changes no other draw)
 CHURN_STREAM = 0xC4_0211
 log = get_logger("dgdrf.world")
+
+
+class Stage(Protocol):
+    """What a control acts on, in any emulated run: an allocation run (:class:`World`)
+    or an overlay run (overlay_run.py). Its virtual clock and emulated network; the
+    members whose departure the run models; what happens once one is detected."""
+
+    clock: VirtualClock
+    transport: LocalTransport
+
+    @property
+    def seed(self) -> int:
+        """The run's seed (a control's own random stream is derived from it)."""
+        ...
+
+    def departable(self) -> list[str]:
+        """The members that may crash or leave, in the run's order."""
+        ...
+
+    @property
+    def departing(self) -> str:
+        """What a departable member is, for messages ("a server")."""
+        ...
+
+    def members_down(self, addresses: tuple[str, ...]) -> None:
+        """The crash of ``addresses`` is detected (the failure detector's verdict)."""
+        ...
+
+
+class StageControl(Protocol):
+    """A control any emulated run can take (:class:`Crash`, :class:`Churn`,
+    :class:`Partition`): it needs only the run's :class:`Stage`."""
+
+    def started(self, world: Stage) -> None:
+        """Every member is scheduled to start; schedule what it does."""
+        ...
 
 
 class Observer:
@@ -171,6 +207,39 @@ class World:
         """When allocation begins (after the distributed policies' warm-up)."""
         return self.policy.allocation_start
 
+    @property
+    def seed(self) -> int:
+        return self.config.seed
+
+    @property
+    def departing(self) -> str:
+        return "a server"
+
+    def departable(self) -> list[str]:
+        """The servers: only their departures are modelled. A departed user's next task
+        would still count as one that fits (the collector judges saturation on every
+        user) and the central scheduler would go on proposing to it, so the run could
+        only stall; the gateway and the bootstrap are single points whose loss ends a
+        network run with a named reason, not one that goes on."""
+        return [s.id for s in self.scenario.servers]
+
+    def members_down(self, addresses: tuple[str, ...]) -> None:
+        """As network mode's failure detector and bootstrap do: the collector judges
+        saturation on the servers that remain, and the members that must know
+        (:meth:`Policy.member_down_audience`) hear MemberDown, reliably as over the
+        bootstrap's TCP connections (the emulated network's loss model is for the members'
+        own messages; these are not counted among them)."""
+        gone = set(addresses)
+        servers = [s.id for s in self.scenario.servers]
+        down = [s for s in servers if s in gone]
+        if down:
+            self.collector.retire_servers(down, self.clock.now())
+        audience = type(self.policy).member_down_audience(servers, [u.id for u in self.scenario.users], gone, GATEWAY)
+        for address in audience:
+            actor = self.transport.actors.get(address)  # None: gone, in this crash or an earlier one
+            if actor is not None and address not in gone:
+                actor.receive(BOOTSTRAP, MemberDown(sorted(gone)))
+
     def stop(self, reason: str) -> None:
         """End the run now, for ``reason`` (one of :data:`STOP_REASONS`)."""
         if self.stop_reason is None:
@@ -270,26 +339,22 @@ class StallWatch(Observer):
             world.clock.call_later(self.period, self._check, world)
 
 
-def _check_actors(world: World, what: str, addresses: Iterable[str]) -> None:
+def _check_actors(world: Stage, what: str, addresses: Iterable[str]) -> None:
     """Refuse an address no actor of the run has (a typo would silently do nothing)."""
     unknown = [a for a in addresses if a not in world.transport.actors]
     if unknown:
         raise ValueError(f"{what}: no actor {unknown[0]!r} in the run")
 
 
-def _check_servers(world: World, what: str, addresses: Iterable[str]) -> None:
-    """Refuse a member other than a server: only servers' departures are modelled. A
-    departed user's next task would still count as one that fits (the collector judges
-    saturation on every user), and the central scheduler would go on proposing to it, so
-    the run could only stall; the gateway and the bootstrap are single points whose loss
-    ends a network run with a named reason, not one that goes on."""
-    servers = {s.id for s in world.scenario.servers}
-    others = [a for a in addresses if a not in servers]
+def _check_departable(world: Stage, what: str, addresses: Iterable[str]) -> None:
+    """Refuse a member whose departure the run does not model (:meth:`Stage.departable`)."""
+    departable = set(world.departable())
+    others = [a for a in addresses if a not in departable]
     if others:
-        raise ValueError(f"{what}: {others[0]!r} is not a server (only servers' departures are modelled)")
+        raise ValueError(f"{what}: {others[0]!r} is not {world.departing} (the only members whose departure this run models)")
 
 
-def crash(world: World, addresses: Sequence[str], detected_after: float = CRASH_DETECTION_S) -> None:
+def crash(world: Stage, addresses: Sequence[str], detected_after: float = CRASH_DETECTION_S) -> None:
     """Crash the members at ``addresses`` now (what :class:`Crash` and :class:`Churn` do at
     their times): they stop, and nothing reaches them any more (:meth:`Actor.stop`).
     ``detected_after`` seconds later the bootstrap tells the members that must know
@@ -303,22 +368,7 @@ def crash(world: World, addresses: Sequence[str], detected_after: float = CRASH_
             actor.stop()
             stopped.append(address)
     if stopped:
-        world.clock.call_later(detected_after, _detected, world, tuple(stopped))
-
-
-def _detected(world: World, addresses: tuple[str, ...]) -> None:
-    gone = set(addresses)
-    servers = [s.id for s in world.scenario.servers]
-    down = [s for s in servers if s in gone]
-    if down:
-        world.collector.retire_servers(down, world.clock.now())
-    audience = type(world.policy).member_down_audience(servers, [u.id for u in world.scenario.users], gone, GATEWAY)
-    for address in audience:
-        actor = world.transport.actors.get(address)  # None: gone, in this crash or an earlier one
-        if actor is not None and address not in gone:
-            # reliably, as over the bootstrap's TCP connections (the emulated network's
-            # loss model is for the members' own messages); not counted among them
-            actor.receive(BOOTSTRAP, MemberDown(sorted(gone)))
+        world.clock.call_later(detected_after, world.members_down, tuple(stopped))
 
 
 @dataclass
@@ -330,9 +380,9 @@ class Crash(Control):
     addresses: tuple[str, ...]
     detected_after: float = CRASH_DETECTION_S
 
-    def started(self, world: World) -> None:
+    def started(self, world: Stage) -> None:
         _check_actors(world, "crash", self.addresses)
-        _check_servers(world, "crash", self.addresses)
+        _check_departable(world, "crash", self.addresses)
         world.clock.call_later(self.at, crash, world, self.addresses, self.detected_after)
 
 
@@ -366,13 +416,13 @@ class Partition(Control):
                 raise ValueError(f"partition: {address!r} is in two groups")
             seen.add(address)
 
-    def started(self, world: World) -> None:
+    def started(self, world: Stage) -> None:
         _check_actors(world, "partition", (a for group in self.groups for a in group))
         world.clock.call_later(self.at, self._split, world)
         if self.until is not None:
             world.clock.call_later(self.until, world.transport.heal)
 
-    def _split(self, world: World) -> None:
+    def _split(self, world: Stage) -> None:
         if world.transport.partitioned:
             raise ValueError(f"partition at t={self.at}: another partition still holds (one at a time)")
         world.transport.set_partition(self.groups)
@@ -410,14 +460,14 @@ class Churn(Control):
         if self.start < 0:
             raise ValueError(f"churn: start must be >= 0, got {self.start}")
 
-    def started(self, world: World) -> None:
-        servers = [s.id for s in world.scenario.servers]
+    def started(self, world: Stage) -> None:
+        servers = world.departable()
         among = list(dict.fromkeys(self.among)) if self.among is not None else servers  # each once
         _check_actors(world, "churn", among)
-        _check_servers(world, "churn", among)
+        _check_departable(world, "churn", among)
         if self.departures > len(among):
-            raise ValueError(f"churn: {self.departures} departures among {len(among)} servers")
-        rng = np.random.default_rng(self.seed if self.seed is not None else [world.config.seed, CHURN_STREAM])
+            raise ValueError(f"churn: {self.departures} departures among {len(among)} members that may leave")
+        rng = np.random.default_rng(self.seed if self.seed is not None else [world.seed, CHURN_STREAM])
         times = self.start + np.cumsum(rng.exponential(self.every, self.departures))
         who = rng.choice(len(among), self.departures, replace=False)
         self.schedule = [(float(t), among[i]) for t, i in zip(times, who)]

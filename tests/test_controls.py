@@ -218,5 +218,5 @@ def test_churn_arguments_are_checked():
         run_emulation(SCENARIO, RunConfig(), controls=[Churn(1.0, 1, among=("s1", "nobody"))])
     with pytest.raises(ValueError, match="'u1' is not a server"):
         run_emulation(SCENARIO, RunConfig(), controls=[Churn(1.0, 1, among=("s1", "u1"))])
-    with pytest.raises(ValueError, match="3 departures among 2 servers"):
+    with pytest.raises(ValueError, match="3 departures among 2 members that may leave"):
         run_emulation(SCENARIO, RunConfig(), controls=[Churn(1.0, 3, among=("s1", "s2"))])
