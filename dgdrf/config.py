@@ -38,12 +38,24 @@ class RunOptions:
     )
 
 
+@dataclass(frozen=True)
+class ChurnOptions:
+    """Servers leaving during an emulated run (dgdrf/world.py ``Churn``: crashes at the
+    events of a Poisson process, the members that must know told after the failure
+    detector's delay). Emulation only: in a cluster, servers leave when their processes
+    stop."""
+
+    churn_departures: int = option(0, "servers that crash and leave during the run, one at a time, picked at random (emulation only)", lo=0)
+    churn_every: float = option(10.0, "mean seconds between two departures (a Poisson process)", lo=0.0, lo_open=True, hi=MAX_SECONDS, unit="seconds")
+    churn_start: float = option(0.0, "virtual time from which servers leave", lo=0.0, hi=MAX_SECONDS, unit="seconds")
+
+
 #: the built-in option groups, in the order --help lists them
-GROUPS: tuple[type, ...] = (RunOptions, AllocationOptions, OverlayOptions, TransportOptions)
+GROUPS: tuple[type, ...] = (RunOptions, AllocationOptions, OverlayOptions, TransportOptions, ChurnOptions)
 
 
 @dataclass(frozen=True, kw_only=True)
-class RunConfig(RunOptions, AllocationOptions, OverlayOptions, TransportOptions):
+class RunConfig(RunOptions, AllocationOptions, OverlayOptions, TransportOptions, ChurnOptions):
     """Everything besides the scenario that determines a run. ``extras``: values of
     option groups registered from outside the package (:func:`dgdrf.options.register`)."""
 

@@ -56,6 +56,9 @@ class RunResult:
     cost_per_tick: dict[str, Any] = field(default_factory=dict)
     events: dict[str, int] = field(default_factory=dict)
     stranded_users: list[str] = field(default_factory=list)
+    #: the churn of the run (config.ChurnOptions: every, departures, start, and the
+    #: [time, server] schedule drawn); None, and not in the JSON, without churn
+    churn: dict[str, Any] | None = None
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> RunResult:
@@ -65,6 +68,8 @@ class RunResult:
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
+        if d["churn"] is None:
+            del d["churn"]  # a run without churn keeps its result byte for byte
         if d["ratio_20_20"] == float("inf"):
             d["ratio_20_20"] = None  # JSON has no infinity; None = poorest 20 % hold nothing
         return d

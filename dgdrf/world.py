@@ -29,6 +29,7 @@ from typing import Callable, Collection, Iterable, Iterator, Protocol, Sequence
 import numpy as np
 
 from dgdrf.config import RunConfig
+from dgdrf.errors import ConfigError
 from dgdrf.log import get_logger
 from dgdrf.measurement import RunResult, measure
 from dgdrf.memory_budget import check_scenario
@@ -200,6 +201,8 @@ class World:
     #: why the run ended (None while it runs and when it saturates)
     stop_reason: str | None = None
     observers: list[Observer] = field(default_factory=list)
+    #: the churn the configuration asked for (``churn_departures``), once the run started
+    churn: Churn | None = None
     _ran: bool = field(default=False, init=False)
 
     @property
@@ -257,6 +260,9 @@ class World:
         self._ran = True
         clock, transport, collector, config = self.clock, self.transport, self.collector, self.config
         self.observers = [StallWatch(), *observers, *controls]
+        if config.churn_departures:  # the configuration's churn (config.ChurnOptions), after the given controls
+            self.churn = Churn(config.churn_every, config.churn_departures, config.churn_start)
+            self.observers.append(self.churn)
         at_start: list[tuple[list[int], list[int]]] = []  # message counters when allocation starts
         clock.call_later(self.start, lambda: at_start.append((list(transport.stats.count), list(transport.stats.nbytes))))
         collector.last_allocation_at = self.start  # the stall clock starts with allocation
@@ -291,6 +297,8 @@ class World:
             self.stop_reason = "saturated" if collector.saturated_at is not None else "max_time"
         collector.finish()
         result = measure(self.scenario, config, collector, transport, wall, self.stop_reason, self.start, at_start[0] if at_start else None)
+        if self.churn is not None:
+            result.churn = {"every": self.churn.every, "departures": self.churn.departures, "start": self.churn.start, "schedule": [[t, a] for t, a in self.churn.schedule]}
         log.info("run finished", policy=config.policy, scenario=self.scenario.name, stop=result.stop_reason, allocations=result.allocations, runtime_s=round(result.runtime_s, 3), wall_s=round(wall, 3), messages=result.messages["total"])
         for o in self.observers:
             o.finished(self, result)
@@ -302,6 +310,8 @@ def build(scenario: Scenario, config: RunConfig) -> World:
     :class:`Deployment` on one virtual clock and emulated network, the collector
     measuring."""
     config.validate()
+    if config.churn_departures > len(scenario.servers):
+        raise ConfigError(f"churn_departures: {config.churn_departures} servers to leave, the scenario has {len(scenario.servers)}")
     check_scenario(scenario.capacity_matrix(), scenario.demand_matrix())
     rng = np.random.default_rng(config.seed)
     clock = VirtualClock()

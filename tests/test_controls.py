@@ -220,3 +220,27 @@ def test_churn_arguments_are_checked():
         run_emulation(SCENARIO, RunConfig(), controls=[Churn(1.0, 1, among=("s1", "u1"))])
     with pytest.raises(ValueError, match="3 departures among 2 members that may leave"):
         run_emulation(SCENARIO, RunConfig(), controls=[Churn(1.0, 3, among=("s1", "s2"))])
+
+
+# -- churn from the configuration (config.ChurnOptions: --churn-*, scenario settings, sweeps) ----
+def test_churn_from_the_configuration_is_the_churn_control_and_is_recorded():
+    by_config = run_emulation(SCENARIO, _config("dgdrf", churn_departures=4, churn_every=2.0, churn_start=3.0))
+    churn = Churn(every=2.0, departures=4, start=3.0)
+    by_control = run_emulation(SCENARIO, _config("dgdrf"), controls=[churn])
+    recorded = by_config.to_dict().pop("churn")
+    assert recorded == {"every": 2.0, "departures": 4, "start": 3.0, "schedule": [[t, a] for t, a in churn.schedule]}
+    assert {k: v for k, v in _without_wall(by_config).items() if k != "churn"} == _without_wall(by_control)
+    assert "churn" not in by_control.to_dict()  # a run without configured churn: no key, result unchanged
+    assert by_config.stop_reason in ("saturated", "stranded") and by_config.invariant_violations == []
+
+
+def test_configured_churn_is_refused_where_it_cannot_happen(tmp_path, capsys):
+    from dgdrf.cli import main
+    from dgdrf.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="churn_departures: 21 servers to leave, the scenario has 20"):
+        build(SCENARIO, _config("drf", churn_departures=21))
+    with pytest.raises(ConfigError, match="churn_departures: must be an integer >= 0"):
+        RunConfig.from_settings({"churn_departures": -1}, None)
+    assert main(["cluster", "up", "--servers", "4", "--users", "2", "--churn-departures", "1", "--insecure"]) == 2
+    assert "churn is emulated" in capsys.readouterr().err
