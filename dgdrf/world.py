@@ -249,16 +249,21 @@ class World:
             self.stop_reason = reason
         self.clock.stop()
 
-    def run(self, observers: Iterable[Observer] = (), controls: Iterable[Control] = (), progress: Callable[[float, int], None] | None = None) -> RunResult:
-        """Run to the end and measure. The stall watchdog (:class:`StallWatch`) watches
+    def run(self, observers: Iterable[Observer] = (), controls: Iterable[Control] = (), progress: Callable[[float, int], None] | None = None, until: float | None = None) -> RunResult:
+        """Run to the end and measure: saturation, a stop by an observer, or ``until``
+        virtual seconds (default: the configuration's ``max_time``; the stop reason is
+        then ``max_time``). The stall watchdog (:class:`StallWatch`) watches
         every run; ``observers`` and ``controls`` are started after it, in order.
         ``progress``, if given, is called with the virtual time and the allocations made
         so far every :data:`PROGRESS_SLICE_S` virtual seconds (a progress bar; the
         result is the same with or without it)."""
         if self._ran:
             raise RuntimeError("a world runs once; build another")
+        if until is not None and not 0 < until <= self.config.max_time:
+            raise ValueError(f"until: must be positive virtual seconds, at most max_time ({self.config.max_time:g}), got {until!r}")
         self._ran = True
         clock, transport, collector, config = self.clock, self.transport, self.collector, self.config
+        limit = config.max_time if until is None else until
         self.observers = [StallWatch(), *observers, *controls]
         if config.churn_departures:  # the configuration's churn (config.ChurnOptions), after the given controls
             self.churn = Churn(config.churn_every, config.churn_departures, config.churn_start)
@@ -283,14 +288,14 @@ class World:
             log.info("run started", policy=config.policy, scenario=self.scenario.name, servers=len(self.scenario.servers), users=len(self.scenario.users), seed=config.seed)
             t0 = time.perf_counter()
             if progress is None:
-                clock.run(until=config.max_time)
+                clock.run(until=limit)
             else:
-                until = 0.0
+                reached = 0.0
                 while True:
-                    until = min(until + PROGRESS_SLICE_S, config.max_time)
-                    clock.run(until=until)
+                    reached = min(reached + PROGRESS_SLICE_S, limit)
+                    clock.run(until=reached)
                     progress(clock.now(), len(collector.allocations))
-                    if clock.stopped or until >= config.max_time or not clock.pending():
+                    if clock.stopped or reached >= limit or not clock.pending():
                         break
             wall = time.perf_counter() - t0
         if self.stop_reason is None:

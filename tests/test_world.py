@@ -155,3 +155,24 @@ def test_a_crash_under_heavy_loss_still_ends_for_the_right_reason(policy):
     result = run_emulation(SCENARIO, RunConfig(policy=policy, seed=1, neighbors=3, warmup=2.0, loss=0.2), controls=[Crash(at=2.05, addresses=("s3", "s7"))])
     assert result.stop_reason in ("saturated", "stranded"), result.stop_reason
     assert result.invariant_violations == []
+
+
+class AllocationList(Observer):
+    def __init__(self) -> None:
+        self.seen: list = []
+
+    def allocated(self, world, allocation) -> None:
+        self.seen.append(allocation)
+
+
+def test_a_world_runs_until_a_time_it_is_given():
+    """world.run(until=T) ends at T with the reason max_time, as max_time would, and
+    what happened until then is what happens in the run that goes on."""
+    config = RunConfig(policy="drf")
+    full, part = AllocationList(), AllocationList()
+    build(SCENARIO, config).run(observers=[full])
+    result = build(SCENARIO, config).run(observers=[part], until=2.0)
+    assert result.stop_reason == "max_time" and result.runtime_s <= 2.0
+    assert part.seen and part.seen == [a for a in full.seen if a.time <= 2.0] and len(part.seen) < len(full.seen)
+    with pytest.raises(ValueError, match="until: must be positive"):
+        build(SCENARIO, config).run(until=0.0)
