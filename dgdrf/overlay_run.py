@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
 import numpy as np
 
@@ -80,6 +80,15 @@ class OverlayConfig:
         return self
 
 
+class CycleObserver(Protocol):
+    """Watches an overlay run cycle by cycle: called after each measured cycle with the
+    row of figures measured (``cycle`` and the protocol's metrics), to which it may add
+    its own (a metric of your own, without touching the run). Between cycles, with the
+    clock stopped, so adding one changes no result; its time counts as measuring."""
+
+    def cycle_ended(self, run: OverlayRun, cycle: int, row: dict[str, Any]) -> None: ...
+
+
 class OverlayNode(Actor):
     """A node that hosts only overlay roles."""
 
@@ -119,9 +128,9 @@ def _json_safe(d: dict[str, Any]) -> dict[str, Any]:
 class OverlayRun:
     """The nodes of one overlay experiment on one virtual clock; advance cycle by cycle.
     ``controls`` (dgdrf/world.py: crashes, churn, partitions) are started once every node
-    is scheduled to start."""
+    is scheduled to start; ``observers`` see every measured cycle's row."""
 
-    def __init__(self, config: OverlayConfig, controls: Iterable[StageControl] = ()) -> None:
+    def __init__(self, config: OverlayConfig, controls: Iterable[StageControl] = (), observers: Iterable[CycleObserver] = ()) -> None:
         self.config = config.validate()
         rng = np.random.default_rng(config.seed)
         self.clock = VirtualClock()
@@ -159,6 +168,7 @@ class OverlayRun:
         self.wall_s = 0.0
         self.metrics_wall_s = 0.0
         self._metric_rng = np.random.default_rng(config.seed + 1)
+        self.observers = list(observers)
         for control in controls:
             control.started(self)
 
@@ -192,7 +202,10 @@ class OverlayRun:
             self.wall_s += time.perf_counter() - t0
             if self.cycle % self.config.metrics_every == 0 or self.cycle == self.config.cycles:
                 t0 = time.perf_counter()
-                self.per_cycle.append({"cycle": self.cycle, **self.measure()})
+                row = {"cycle": self.cycle, **self.measure()}
+                for observer in self.observers:
+                    observer.cycle_ended(self, self.cycle, row)
+                self.per_cycle.append(row)
                 self.metrics_wall_s += time.perf_counter() - t0
 
     def run(self) -> OverlayResult:
@@ -290,6 +303,7 @@ class OverlayRun:
         )
 
 
-def run_overlay(config: OverlayConfig, controls: Iterable[StageControl] = ()) -> OverlayResult:
-    """Build and run one overlay experiment to the end, under ``controls``."""
-    return OverlayRun(config, controls).run()
+def run_overlay(config: OverlayConfig, controls: Iterable[StageControl] = (), observers: Iterable[CycleObserver] = ()) -> OverlayResult:
+    """Build and run one overlay experiment to the end, under ``controls``, with
+    ``observers`` adding their figures to each cycle's."""
+    return OverlayRun(config, controls, observers).run()

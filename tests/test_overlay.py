@@ -96,6 +96,35 @@ def test_an_overlay_control_naming_the_bootstrap_or_nobody_is_refused():
         OverlayRun(config, [Churn(every=1.0, departures=1, among=("n20",))])
 
 
+class EveryView:
+    """A cycle observer that only reads: the views' sizes each cycle."""
+
+    def __init__(self) -> None:
+        self.sizes: list[int] = []
+
+    def cycle_ended(self, run, cycle, row) -> None:
+        self.sizes.append(sum(len(c.view) for c in run.cyclon.values()))
+
+
+def test_a_cycle_observer_adds_its_figures_and_changes_nothing_else():
+    config = OverlayConfig(protocol="cyclon", nodes=200, cycles=12, metrics_every=3)
+    plain = OverlayRun(config).run()
+    sizes = EveryView()
+    run = OverlayRun(config, observers=[sizes, DegreeOfFirst()])
+    seen = run.run()
+    assert [{k: v for k, v in row.items() if k != "in_degree_of_n0"} for row in seen.per_cycle] == plain.per_cycle
+    assert [row["cycle"] for row in seen.per_cycle] == [3, 6, 9, 12] and len(sizes.sizes) == 4
+    assert sizes.sizes[-1] == round(plain.per_cycle[-1]["view_fill"] * 200)
+    assert seen.per_cycle[-1]["in_degree_of_n0"] == sum(1 for c in run.cyclon.values() if "n0" in c.view) > 0
+
+
+class DegreeOfFirst:
+    """A metric of one's own, in one place: how many views hold node n0."""
+
+    def cycle_ended(self, run, cycle, row) -> None:
+        row["in_degree_of_n0"] = sum(1 for c in run.cyclon.values() if "n0" in c.view)
+
+
 def strip_wall(doc: dict) -> dict:
     return {k: v for k, v in doc.items() if k not in ("wall_s", "metrics_wall_s", "node_cycles_per_s", "messages_per_s")}
 
