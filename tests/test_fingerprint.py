@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from dgdrf.bench.fingerprint import behaviour_name, behaviour_names, committed, measure_behaviour
-from dgdrf.bench.sweep import PATH_REVISIONS, is_stale, revision_params
+from dgdrf.bench.sweep import PATH_REVISIONS, is_stale, revision_params, stale_because
 
 
 @pytest.mark.parametrize("name", behaviour_names())
@@ -55,6 +55,8 @@ def test_a_record_that_took_a_changed_path_is_stale_and_no_other():
     assert not is_stale(made({"task_overdue": 1}, dict(PATH_REVISIONS)))
     old = _record("fifo", None)  # made before fingerprints and path revisions
     assert not is_stale(old | {"result": {"events": {}}}) and is_stale(old | {"result": {"events": {"task_overdue": 4}}})
+    assert stale_because(made({"task_overdue": 1}, None)) == ["task_overdue path now 2"]  # what a report says
+    assert stale_because(_record("drf", "0000000000000000")) == ["behaviour fingerprint changed"]
 
 
 def test_behaviour_names_follow_the_gradient_a_run_uses():

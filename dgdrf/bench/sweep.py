@@ -217,16 +217,21 @@ def is_stale(rec: dict[str, Any]) -> bool:
     since (the revisions in its parameters: what records made before fingerprints have,
     and what a change visible only at scale still raises), or it took a code path that
     has changed since (:data:`PATH_REVISIONS`)."""
+    return bool(stale_because(rec))
+
+
+def stale_because(rec: dict[str, Any]) -> list[str]:
+    """Why a record is stale (:func:`is_stale`), one phrase a reason; empty if it is not."""
     params = rec.get("params") or {}
-    if any(params.get(k) != v for k, v in revision_params(params.get("policy", ""), params).items()):
-        return True
+    why = [f"{k} now {v}" for k, v in revision_params(params.get("policy", ""), params).items() if params.get(k) != v]
     provenance = rec.get("provenance") or {}
     events = (rec.get("result") or {}).get("events") or {}
     paths = provenance.get("paths") or {}
-    if any(events.get(event) and paths.get(event, 1) < revision for event, revision in PATH_REVISIONS.items()):
-        return True
+    why += [f"{event} path now {revision}" for event, revision in PATH_REVISIONS.items() if events.get(event) and paths.get(event, 1) < revision]
     recorded = provenance.get("behaviour")
-    return recorded is not None and recorded != committed_behaviour(params)
+    if recorded is not None and recorded != committed_behaviour(params):
+        why.append("behaviour fingerprint changed")
+    return why
 
 
 def run_key(params: dict[str, Any]) -> str:
