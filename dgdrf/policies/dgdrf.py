@@ -25,8 +25,10 @@ passes a wrong centre whenever neither of them knows of the higher node. With th
 thesis's view alone that happens at P = 2: two top nodes r and s that have not heard of
 each other both hold the same two lower neighbours {a, p} (a above p), and p, whose view
 is rightly {a, s}, confirms s's message {a, s} although r is higher (``--gradient
-toolbox`` on the embedded 30x10 at P = 2: 1 wrong allocation in about 2,800 for two
-seeds of three; 9 in 8,441 on thesis-100x20; none at P = 3, 4, 6; bench/results/policies/).
+toolbox`` on the embedded 30x10 at P = 2: 2 wrong allocations of 2,772 for seed 2, none
+for seeds 1 and 3; none of 8,375 on thesis-100x20, seed 1; none at P = 3, 4, 6;
+bench/results/policies/, rerun on 2026-11-26: before the protocol revisions of
+2026-11-25, 1 in about 2,800 for seeds 1 and 2 and 9 of 8,441 on thesis-100x20).
 A memory of only the 4P + 16 most recently heard nodes (stamped gradient revision 1) was
 not enough either: on thesis-200x40 at P = 2 it let 2, 5 and 6 wrong allocations in
 about 12,100 through (seeds 1-3): the servers with users form a tight pack whose top is
