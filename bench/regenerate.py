@@ -130,8 +130,7 @@ def _stale(directory: str) -> Artefact:
 
 def _policy_run(name: str, flags: str, wall: str) -> Artefact:
     # bench/README.md, "Policies": each file is the --json of the command next to it
-    return Artefact((f"{R}/policies/{name}",), "run", (f"dgdrf run {flags} --quiet --json {R}/policies/{name}",), wall,
-                    note="recorded 2026-11-22/24, before the protocol revisions of 2026-11-25: the current code gives other figures (README quotes these)")
+    return Artefact((f"{R}/policies/{name}",), "run", (f"dgdrf run {flags} --quiet --json {R}/policies/{name}",), wall)
 
 
 TABLE: tuple[Artefact, ...] = (
@@ -204,7 +203,7 @@ TABLE: tuple[Artefact, ...] = (
     Artefact((f"{R}/controls-survey.txt",), "run", ("python bench/controls_survey.py > bench/results/controls-survey.txt",), "~15 s",
              note="virtual time, fixed seeds: byte-identical when the code's behaviour is unchanged"),
     Artefact((f"{R}/stall-checks/dgdrf-100x20-p4-s1-loss1.json",), "run",
-             ("dgdrf run --scenario configs/thesis-100x20.toml --policy dgdrf --neighbors 4 --seed 1 --loss 0.01 --json bench/results/stall-checks/dgdrf-100x20-p4-s1-loss1.json",), "~5 min (288 s recorded)"),
+             ("dgdrf run --scenario configs/thesis-100x20.toml --policy dgdrf --neighbors 4 --seed 1 --loss 0.01 --json bench/results/stall-checks/dgdrf-100x20-p4-s1-loss1.json",), "~3-5 min (288 s recorded on 2026-11-25, 158 s in pure Python on 2026-11-26)"),
     Artefact((f"{R}/stall-checks/dgdrf-200x40-p7-s1.json",), "run",
              ("dgdrf run --scenario configs/thesis-200x40.toml --policy dgdrf --neighbors 7 --seed 1 --json bench/results/stall-checks/dgdrf-200x40-p7-s1.json",), "~20 min (1,140 s recorded)"),
     Artefact((f"{R}/stall-checks/dgdrf-200x40-p9-s1.json",), "run",

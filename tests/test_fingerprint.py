@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from dgdrf.bench.fingerprint import behaviour_name, behaviour_names, committed, measure_behaviour
-from dgdrf.bench.sweep import is_stale, revision_params
+from dgdrf.bench.sweep import PATH_REVISIONS, is_stale, revision_params, stale_because
 
 
 @pytest.mark.parametrize("name", behaviour_names())
@@ -32,6 +32,31 @@ def test_a_record_is_stale_when_its_behaviour_differs_from_the_committed():
     assert is_stale(_record("dgdrf", now["dgdrf/stamped"], gradient="toolbox"))  # the toolbox behaves otherwise
     assert not is_stale(_record("fifo", None))  # made before fingerprints: its revisions decide
     assert is_stale({"key": "k", "params": {"policy": "fifo", "protocol_revision": 1}})
+
+
+def test_a_record_that_took_a_changed_path_is_stale_and_no_other():
+    """PATH_REVISIONS: task_overdue 2 (an overdue task makes its user stuck since). A
+    record that counted no overdue task is as good as before; one that did is stale
+    unless its provenance names the current revision of that path."""
+    now = committed()["dgdrf/stamped"]
+
+    def made(events: dict, paths: dict | None) -> dict:
+        rec = _record("dgdrf", now)
+        rec["result"] = {"events": events}
+        if paths is not None:
+            rec["provenance"]["paths"] = paths
+        return rec
+
+    assert PATH_REVISIONS["task_overdue"] == 2
+    assert not is_stale(made({"declined": 3}, None))
+    assert not is_stale(made({"task_overdue": 0}, None))
+    assert is_stale(made({"task_overdue": 1}, None))  # made before the change
+    assert is_stale(made({"task_overdue": 1}, {"task_overdue": 1}))
+    assert not is_stale(made({"task_overdue": 1}, dict(PATH_REVISIONS)))
+    old = _record("fifo", None)  # made before fingerprints and path revisions
+    assert not is_stale(old | {"result": {"events": {}}}) and is_stale(old | {"result": {"events": {"task_overdue": 4}}})
+    assert stale_because(made({"task_overdue": 1}, None)) == ["task_overdue path now 2"]  # what a report says
+    assert stale_because(_record("drf", "0000000000000000")) == ["behaviour fingerprint changed"]
 
 
 def test_behaviour_names_follow_the_gradient_a_run_uses():
@@ -61,3 +86,4 @@ def test_a_sweep_runs_again_a_record_of_code_that_behaved_otherwise(tmp_path, ca
     assert (outcome.done, outcome.skipped) == (1, 0)
     (again,), _ = read_records(out)
     assert again["provenance"]["behaviour"] == committed()["drf"] and not is_stale(again)
+    assert again["provenance"]["paths"] == PATH_REVISIONS

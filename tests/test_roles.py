@@ -9,6 +9,7 @@ time by hand; no transport, no virtual-time loop, no other node.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from harness import Harness
@@ -39,9 +40,11 @@ from dgdrf.overlay.messages import CentreAck, CentreCheck, CyclonReply, CyclonSh
 from dgdrf.overlay.pushsum import PushSum, bytes_to_int
 from dgdrf.policies.base import AnnounceCapacity
 from dgdrf.policies.centralized import CentralScheduler, select_drf_first_fit
+from dgdrf.policies.ddrf import STUCK_FIRST_S, DdrfScheduler
 from dgdrf.policies.local import CapacityKnowledge, TaskDesk
 from dgdrf.policies.proposals import ProposalHandshake
 from dgdrf.runtime.actor import Role
+from dgdrf.policies.messages import WalkAck, WalkFailed, WalkTask
 
 RETRY = 0.25
 
@@ -491,6 +494,41 @@ def test_task_desk_repeats_a_start_with_the_share_it_gave_although_the_estimate_
     capacity._exact_floats = [8.0, 8.0]  # C as known now: the share a task adds halves
     h.deliver("s1", Accept(0, p.ref), src="u1")
     assert h.sent_messages(TaskAllocated) == [TaskAllocated(0, "s1", 0.35)] * 2
+
+class _OnePeer:
+    """The peer sampling a walk draws its next hop from: always s2."""
+
+    def random_peer(self) -> str:
+        return "s2"
+
+
+def test_an_overdue_task_makes_its_user_stuck_and_is_tried_again_in_the_background():
+    """A task out longer than walk_patience (its walk lost, or still walking, slowed by
+    retransmissions under loss) is taken for failed: its user is stuck and stops holding
+    the server's minimum, instead of competing again with walk after walk while its
+    first one goes on (a dgdrf run at 20 % loss stalled that way: tests/test_world.py)."""
+    h = Harness()
+    desk = TaskDesk(CapacityKnowledge(exact=[4.0, 4.0]), sampler=_OnePeer(), retry=RETRY)
+    sched = DdrfScheduler(desk, lambda: [], neighbors=0)
+    h.host(Server("s1", [1, 1], tick=0.1), desk, sched)
+    h.deliver("s1", TaskRequest("u1", 0, [2.0, 2.0], 0.1), src="u1")
+    h.advance(0.1)  # the tick: it does not fit on s1, so it walks
+    (hop,) = h.sent_messages(WalkTask)
+    assert (hop.user, hop.task_id, hop.home, hop.ttl) == ("u1", 0, "s1", desk.walk_ttl - 1)
+    h.deliver("s1", WalkAck(hop.home, hop.walk, hop.ttl), src="s2")  # it walks on; nothing comes back
+    assert sched.home.min_share() == 0.1  # the user holds s1's minimum while its task is out
+    m = h.mark()
+    h.advance(desk.walk_patience + 1.0)
+    (overdue,) = h.reports_of("task_overdue")
+    assert overdue.fields == {"user": "u1", "task_id": 0} and overdue.time == pytest.approx(0.1 + desk.walk_patience)
+    assert sched.home.users["u1"].stuck and sched.home.min_share() == float("inf")
+    assert h.sent_messages(WalkTask, since=m) == []  # not placed again by the ticks
+    h.advance(STUCK_FIRST_S - 1.0)  # tried again in the background, by a new walk
+    (again,) = h.sent_messages(WalkTask, since=m)
+    assert again.task_id == 0 and again.walk == hop.walk + 1
+    assert sched.home.users["u1"].stuck  # and stays out of the competition meanwhile
+    h.deliver("s1", WalkFailed("u1", 0), src="s9")  # the first walk's failure, late
+    assert sched.home.users["u1"].stuck and sched.home.min_share() == float("inf")
 
 
 # -- the gradient's centre validation (overlay/gradient.py; thesis 3.3.1) --------------------------

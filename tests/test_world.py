@@ -176,3 +176,34 @@ def test_a_world_runs_until_a_time_it_is_given():
     assert part.seen and part.seen == [a for a in full.seen if a.time <= 2.0] and len(part.seen) < len(full.seen)
     with pytest.raises(ValueError, match="until: must be positive"):
         build(SCENARIO, config).run(until=0.0)
+
+
+def _crash_under_heavy_loss(scenario, stall_time: float = 120.0):
+    """dgdrf at 20 % loss, s3 and s7 crashing at 2.33 s."""
+    config = RunConfig(policy="dgdrf", seed=1, neighbors=3, warmup=2.0, loss=0.2, stall_time=stall_time)
+    return run_emulation(scenario, config, controls=[Crash(at=2.33, addresses=("s3", "s7"))])
+
+
+def test_a_user_whose_walks_outlast_their_patience_does_not_hold_the_centre():
+    """At 20 % loss a walk of a task that fits nowhere takes far longer than the home's
+    walk_patience (each lost hop waits RETRY_S; 1,024 hops took about 50 s against about
+    12 s of patience). An overdue task used to be placed again without its user being
+    stuck, so the user held the gradient's centre, walk after walk, until a WalkFailed
+    came through; a few such users in turn, and nothing was placed for the stall time.
+    An overdue task now makes its user stuck (policies/ddrf.py, HomeScheduler._overdue),
+    so one holds the centre for at most walk_patience: with a stall time of 30 s this
+    run ended stalled at 488 allocations before, and saturates now."""
+    result = _crash_under_heavy_loss(google_2011_scenario(10, 4, 2), stall_time=30.0)
+    assert result.stop_reason == "saturated", result.stop_reason
+    assert result.invariant_violations == []
+    assert result.events["task_overdue"] > 0 and result.events["servers_down"] == 2
+
+
+@pytest.mark.slow
+def test_dgdrf_after_a_crash_under_heavy_loss_saturates():
+    """The case the stall was found in (about 10 s of pure Python): it ended stalled at
+    1,037 allocations, 12 tasks overdue; without the crash it saturated."""
+    result = _crash_under_heavy_loss(SCENARIO)
+    assert result.stop_reason == "saturated", result.stop_reason
+    assert result.invariant_violations == []
+    assert result.events["task_overdue"] > 0 and result.events["servers_down"] == 2

@@ -22,7 +22,7 @@ import numpy as np
 
 from dgdrf.bench import thesis
 from dgdrf.config import variant_labels
-from dgdrf.bench.sweep import REVISION_KEYS, SWEEP_JSON, flat_row, is_stale, read_records, revision_params
+from dgdrf.bench.sweep import REVISION_KEYS, SWEEP_JSON, flat_row, is_stale, read_records, stale_because
 from dgdrf.errors import ConfigError
 from dgdrf.model.resources import natural_key
 
@@ -194,7 +194,7 @@ class Report:
                 self.manifests.append({"_dir": str(d), "name": d.name})
         if not by_key:
             raise ConfigError(f"{', '.join(map(str, results_dirs))}: no results found (results.jsonl missing or empty); run `dgdrf sweep` first")
-        #: runs recorded with code that has changed since (sweep.revision_params): left out
+        #: runs recorded with code that has changed since (sweep.is_stale): left out
         self.stale: list[dict[str, Any]] = []
         self.all: list[dict[str, Any]] = []
         for r in by_key.values():
@@ -244,7 +244,7 @@ class Report:
             f"- runs: {len(self.runs.records)} succeeded, {len(self.failed)} failed" + (f", {self.unreadable} unreadable lines skipped" if self.unreadable else "") + (f" (grid: {grid})" if grid else ""),
         ]
         if self.stale:
-            changed = sorted({f"{r['params'].get('policy')}: {k} now {v}" for r in self.stale for k, v in revision_params(r["params"].get("policy", ""), r["params"]).items() if r["params"].get(k) != v})
+            changed = sorted({f"{r['params'].get('policy')}: {why}" for r in self.stale for why in stale_because(r)})
             lines.append(f"- left out: {len(self.stale)} runs recorded with code that has changed since ({'; '.join(changed)}); `dgdrf sweep` runs each again with the current code")
         lines += [
             f"- policies: {listed('policy')}; neighbours: {listed('neighbors')}; seeds: {listed('seed')}",

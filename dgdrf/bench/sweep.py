@@ -200,17 +200,39 @@ def revision_params(policy: str, params: dict[str, Any]) -> dict[str, Any]:
     return revisions
 
 
+#: Code paths changed since runs were recorded that only some runs take, each named by
+#: the event a run counts when it takes it, with the path's revision. A record that
+#: counted the event (``result.events``) and was made by an earlier revision of the path
+#: (its provenance's ``paths``; none: 1) is stale, and only such a record: a revision of
+#: the whole protocol would make every run of every policy stale, and the behaviour runs
+#: (dgdrf/bench/fingerprint.py) do not take these paths, so their fingerprints do not
+#: change. task_overdue 2: an overdue task makes its user stuck (policies/ddrf.py,
+#: HomeScheduler._overdue; it was placed again, and a dgdrf run at 20 % loss stalled).
+PATH_REVISIONS: dict[str, int] = {"task_overdue": 2}
+
+
 def is_stale(rec: dict[str, Any]) -> bool:
     """Whether a recorded run was made by code that behaves otherwise than the current:
     its policy's behaviour fingerprint (recorded in its provenance, dgdrf/bench/fingerprint.py)
     differs from the committed one, or it used an older revision of code that has changed
     since (the revisions in its parameters: what records made before fingerprints have,
-    and what a change visible only at scale still raises)."""
+    and what a change visible only at scale still raises), or it took a code path that
+    has changed since (:data:`PATH_REVISIONS`)."""
+    return bool(stale_because(rec))
+
+
+def stale_because(rec: dict[str, Any]) -> list[str]:
+    """Why a record is stale (:func:`is_stale`), one phrase a reason; empty if it is not."""
     params = rec.get("params") or {}
-    if any(params.get(k) != v for k, v in revision_params(params.get("policy", ""), params).items()):
-        return True
-    recorded = (rec.get("provenance") or {}).get("behaviour")
-    return recorded is not None and recorded != committed_behaviour(params)
+    why = [f"{k} now {v}" for k, v in revision_params(params.get("policy", ""), params).items() if params.get(k) != v]
+    provenance = rec.get("provenance") or {}
+    events = (rec.get("result") or {}).get("events") or {}
+    paths = provenance.get("paths") or {}
+    why += [f"{event} path now {revision}" for event, revision in PATH_REVISIONS.items() if events.get(event) and paths.get(event, 1) < revision]
+    recorded = provenance.get("behaviour")
+    if recorded is not None and recorded != committed_behaviour(params):
+        why.append("behaviour fingerprint changed")
+    return why
 
 
 def run_key(params: dict[str, Any]) -> str:
@@ -645,7 +667,8 @@ def run_sweep(
                     proc.join(5)
                     conn.close()
                     del running[conn]
-                    made_by = {**prov, "behaviour": committed_behaviour(run.params)}  # the policy's behaviour fingerprint
+                    # the policy's behaviour fingerprint, and the revisions of the paths only some runs take
+                    made_by = {**prov, "behaviour": committed_behaviour(run.params), "paths": dict(PATH_REVISIONS)}
                     rec = {"key": run.key, "sweep": spec.name, "params": run.params, **rec, "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "provenance": made_by}
                     sink.write(json.dumps(_finite(rec)) + "\n")
                     sink.flush()

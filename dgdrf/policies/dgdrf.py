@@ -25,7 +25,8 @@ passes a wrong centre whenever neither of them knows of the higher node. With th
 thesis's view alone that happens at P = 2: two top nodes r and s that have not heard of
 each other both hold the same two lower neighbours {a, p} (a above p), and p, whose view
 is rightly {a, s}, confirms s's message {a, s} although r is higher (seen with
-``--gradient toolbox``: docs/notes/2026-11-24-dgdrf-toolbox-gradient.md). A memory of
+``--gradient toolbox``: docs/notes/2026-11-24-dgdrf-toolbox-gradient.md; with the code of
+2026-11-26: docs/notes/2026-11-26-policies-rerun.md). A memory of
 only the 4P + 16 most recently heard nodes (stamped gradient revision 1) was not enough
 either: the servers with users form a tight pack whose top is the node gossip relays
 least, and servers without users filled the memory, so the claimant and its lowest

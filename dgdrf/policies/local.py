@@ -148,7 +148,8 @@ class Proposed:
 
 
 #: how many times a walk's hop is sent (to a new random peer each time) before the walk
-#: is taken for lost; its home then places the task again when it is overdue
+#: is taken for lost; its home then takes the task for failed when it is overdue (its
+#: user stuck, the task tried again in the background: policies/ddrf.py)
 HOP_TRIES = 8
 #: how many recently handled walk hops a node remembers, to recognise a repeated one
 _SEEN_HOPS = 4096
@@ -171,7 +172,8 @@ class TaskDesk(Role):
         self.walk_ttl = walk_ttl
         self.retry = retry
         #: a task out longer than this (a walk of walk_ttl hops at 10 ms a hop, and its
-        #: proposal) was lost with a server that went down
+        #: proposal) was lost with a server that went down, or is walking slowly under
+        #: loss (a lost hop waits ``retry``) and fits nowhere: its home takes it for failed
         self.walk_patience = max(10.0, walk_ttl * 0.01) + proposal_timeout
         #: proposals out (``open``) and each user's last started here (``taken``)
         self.proposals: ProposalHandshake[Proposed] = ProposalHandshake(self, self._expired, retry, proposal_timeout)
