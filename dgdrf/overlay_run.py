@@ -222,8 +222,7 @@ class OverlayRun:
 
     def measure_cyclon(self, with_clustering: bool = True) -> dict[str, Any]:
         live = self.live()
-        departed = len(live) < len(self.names)
-        views = {a: self.cyclon[a].view for a in live} if departed else {a: c.view for a, c in self.cyclon.items()}
+        views = {a: self.cyclon[a].view for a in live}
         deg = indegree(views, live)
         bad = sum(1 for a, v in views.items() if a in v)
         out = {
@@ -233,7 +232,7 @@ class OverlayRun:
             "view_fill": float(np.mean([len(v) for v in views.values()])),
             "self_entries": bad,
         }
-        if departed:
+        if len(live) < len(self.names):  # some left
             alive = set(live)
             out["dead_entries"] = sum(1 for v in views.values() for a in v if a not in alive)
         if with_clustering:
@@ -243,8 +242,7 @@ class OverlayRun:
         return out
 
     def _live_utilities(self) -> dict[str, float]:
-        live = self.live()
-        return self.utilities if len(live) == len(self.names) else {a: self.utilities[a] for a in live}
+        return {a: self.utilities[a] for a in self.live()}
 
     def centre_state(self) -> tuple[bool, int]:
         """(centre correct, number of nodes passing eq. 3.11), among the nodes that remain."""

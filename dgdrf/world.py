@@ -46,7 +46,7 @@ from dgdrf.policies.base import Policy
 from dgdrf.runtime import roles
 from dgdrf.runtime.actor import Actor
 from dgdrf.runtime.clock import VirtualClock
-from dgdrf.runtime.transport import LocalTransport
+from dgdrf.runtime.transport import LocalTransport, partition_groups
 
 GATEWAY = "gateway"
 BOOTSTRAP = "bootstrap"
@@ -425,11 +425,7 @@ class Partition(Control):
             raise ValueError(f"partition: at must be >= 0, got {self.at}")
         if self.until is not None and self.until <= self.at:
             raise ValueError(f"partition: until ({self.until}) must be after at ({self.at})")
-        seen: set[str] = set()
-        for address in (a for group in self.groups for a in group):
-            if address in seen:
-                raise ValueError(f"partition: {address!r} is in two groups")
-            seen.add(address)
+        partition_groups(self.groups)  # an address in two groups is refused here, where it enters
 
     def started(self, world: Stage) -> None:
         _check_actors(world, "partition", (a for group in self.groups for a in group))

@@ -186,8 +186,7 @@ def _crash_under_heavy_loss(scenario, stall_time: float = 120.0):
 
 def test_a_user_whose_walks_outlast_their_patience_does_not_hold_the_centre():
     """At 20 % loss a walk of a task that fits nowhere takes far longer than the home's
-    walk_patience (each lost hop waits RETRY_S; 1,024 hops took about 50 s against about
-    12 s of patience). An overdue task used to be placed again without its user being
+    walk_patience (each lost hop waits RETRY_S). An overdue task used to be placed again without its user being
     stuck, so the user held the gradient's centre, walk after walk, until a WalkFailed
     came through; a few such users in turn, and nothing was placed for the stall time.
     An overdue task now makes its user stuck (policies/ddrf.py, HomeScheduler._overdue),

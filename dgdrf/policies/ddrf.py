@@ -59,9 +59,9 @@ class HomeScheduler(TickingRole):
     A task still out after the desk's ``walk_patience`` (overdue) makes its user stuck in
     the same way: its walk's failure is presumed. Under loss a walk of a task that fits
     nowhere can take much longer than that (each lost hop waits RETRY_S before it is sent
-    again: at 20 % loss 1,024 hops took about 50 s), and its WalkFailed is sent once and
-    can be lost; until the user is stuck it holds this server's minimum, so in DGDRF it
-    holds the gradient's centre and nothing else is placed."""
+    again), and its WalkFailed is sent once and can be lost; until the user is stuck it
+    holds this server's minimum, so in DGDRF it holds the gradient's centre and nothing
+    else is placed (docs/notes/2026-11-26-controls-crash-churn-partition.md)."""
 
     def __init__(self, desk: TaskDesk) -> None:
         self.desk = desk
@@ -95,18 +95,11 @@ class HomeScheduler(TickingRole):
         """A task still out after the longest lossless walk and its proposal: its walk
         was lost (with a server that went down, or every retransmission of a hop lost),
         its proposal's end went unreported to this home, or it is still walking, slowed
-        by retransmissions under loss, and will likely fail: a task that fits nowhere
-        walks all its hops, and under loss that outlasts the patience. Its user is made
-        stuck, as by a WalkFailed, and its task is tried again in the background
-        (:meth:`_retry_stuck`). Putting it back in the competition instead kept the user
-        holding this server's minimum (the gradient's centre in DGDRF) while walk after
-        walk went out, each overdue in turn, until a WalkFailed came through: at 20 %
-        loss (each hop waits RETRY_S when lost, so 1,024 hops took about 50 s, against a
-        patience of about 12 s) several such users held the centre one after the other
-        and a dgdrf run stalled (tests/test_world.py). A task that fits after all is
-        placed by the background retry, STUCK_FIRST_S later. A late original is
-        harmless: the user accepts one proposal per task and declines the rest. A task
-        known to run is not placed again."""
+        by retransmissions, and will likely fail. Its user is made stuck, as by a
+        WalkFailed (see the class), and a task that fits after all is placed by the
+        background retry, STUCK_FIRST_S later. A late original is harmless: the user
+        accepts one proposal per task and declines the rest. A task known to run is not
+        placed again."""
         u = self.home.users.get(user)
         if u is not None and u.out and u.request is not None and u.request.task_id == task_id and u.started != task_id:
             u.out = False

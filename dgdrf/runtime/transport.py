@@ -71,6 +71,17 @@ class _Coin:
         return self._block[i]
 
 
+def partition_groups(groups: Iterable[Iterable[str]]) -> dict[str, int]:
+    """Each address of ``groups`` -> its group's number (from 1; 0 is every address listed
+    in none); ValueError for an address in two groups."""
+    of: dict[str, int] = {}
+    for i, group in enumerate(groups, start=1):
+        for address in group:
+            if of.setdefault(address, i) != i:
+                raise ValueError(f"partition: {address!r} is in two groups")
+    return of
+
+
 class LocalTransport:
     """Delivers encoded frames between actors registered on one :class:`VirtualClock`."""
 
@@ -192,13 +203,8 @@ class LocalTransport:
         no group is in one more group with the others listed in none. Counted in
         ``stats.partitioned`` (before loss is drawn: a partitioned frame draws nothing).
         Frames already on their way arrive. Groups with no member at all make no
-        partition; an address in two groups is refused (ValueError)."""
-        of: dict[str, int] = {}
-        for i, group in enumerate(groups, start=1):
-            for address in group:
-                if of.setdefault(address, i) != i:
-                    raise ValueError(f"partition: {address!r} is in two groups")
-        self._set_groups(of or None)
+        partition; an address in two groups is refused (:func:`partition_groups`)."""
+        self._set_groups(partition_groups(groups) or None)
 
     def heal(self) -> None:
         """End the partition: every message passes again (loss aside)."""
