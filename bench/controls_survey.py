@@ -8,6 +8,11 @@ end for a right reason (saturated; probes: or stranded, thesis 4.2) with no inva
 violation; the table gives the end, the allocations, the minimum dominant share and the
 messages a partition lost.
 
+Crashes under heavy loss: the policies with home schedulers and walks (ddrf-random,
+ddrf-gradient, dgdrf, pdgdrf) at 20 % loss, s3 and s7 crashing at 2.33 s or 5 s, seeds 1-3
+(the setting in which an overdue walk stalled dgdrf, fixed on 2026-11-26). And the crash
+of a user, which ``Crash`` refuses: ``crash()`` called directly on u2 under drf shows why.
+
 Overlay runs (``dgdrf overlay``'s OverlayRun): half of 1,000 Cyclon nodes crash at 10.5 s,
 nobody told, and the entries live views hold of the dead are counted per cycle; the top
 third of 150 gradient nodes crash at 20.5 s, and the cycles until one correct centre
@@ -20,11 +25,11 @@ Deterministic (virtual time, fixed seeds): the same code prints the same table.
 
 from __future__ import annotations
 
-from dgdrf.emulation import Churn, Partition, RunConfig, run_emulation
+from dgdrf.emulation import Churn, Observer, Partition, RunConfig, build, run_emulation
 from dgdrf.model.generators import google_2011_scenario
 from dgdrf.overlay_run import OverlayConfig, OverlayRun
 from dgdrf.policies import POLICIES
-from dgdrf.world import Crash
+from dgdrf.world import Crash, World, crash
 
 SCENARIO = google_2011_scenario(20, 6, 4)
 SERVERS = tuple(s.id for s in SCENARIO.servers)
@@ -50,6 +55,30 @@ def allocation_table() -> list[str]:
                 f"{r.events.get('servers_down', 0):>12} {len(r.invariant_violations):>10}"
             )
     return lines
+
+
+def crash_under_loss_table() -> list[str]:
+    lines = [f"{'policy':<13} {'seed':>4} {'crash at':>8} {'end':<10} {'allocations':>11} {'overdue':>7} {'servers down':>12} {'violations':>10}"]
+    for policy in ("ddrf-random", "ddrf-gradient", "dgdrf", "pdgdrf"):
+        for seed in (1, 2, 3):
+            for at in (2.33, 5.0):
+                config = RunConfig(policy=policy, seed=seed, neighbors=3, warmup=2.0, loss=0.2)
+                r = run_emulation(SCENARIO, config, controls=[Crash(at=at, addresses=("s3", "s7"))])
+                lines.append(
+                    f"{policy:<13} {seed:>4} {at:>8} {r.stop_reason:<10} {r.allocations:>11} {r.events.get('task_overdue', 0):>7} "
+                    f"{r.events.get('servers_down', 0):>12} {len(r.invariant_violations):>10}"
+                )
+    return lines
+
+
+class _CrashUser(Observer):
+    def started(self, world: World) -> None:
+        world.clock.call_later(3.0, crash, world, ("u2",))
+
+
+def user_crash() -> list[str]:
+    r = build(SCENARIO, RunConfig(policy="drf", seed=1)).run(controls=[_CrashUser()])
+    return [f"drf, user u2 crashed at 3 s by crash() (Crash refuses it): {r.stop_reason} at {r.allocations} allocations, t = {r.runtime_s:.2f} s, {r.events.get('proposal_expired', 0)} proposals expired"]
 
 
 def cyclon_recovery() -> list[str]:
@@ -84,6 +113,10 @@ def gradient_recovery() -> list[str]:
 
 def main() -> None:
     print("\n".join(allocation_table()))
+    print()
+    print("\n".join(crash_under_loss_table()))
+    print()
+    print("\n".join(user_crash()))
     print()
     print("\n".join(cyclon_recovery()))
     print()

@@ -200,7 +200,7 @@ TABLE: tuple[Artefact, ...] = (
     # README gives `[--scenario configs/thesis-100x20.toml]` without a seed: the record says seed 1 (the default)
     _policy_run("dgdrf-thesis-100x20-toolbox-p2.json", "--scenario configs/thesis-100x20.toml --policy dgdrf --gradient toolbox --neighbors 2 --seed 1", "~2 min"),
     # README "Every run ends for the right reason" and "The 200x40 half": `--json OUT`, here the committed name
-    Artefact((f"{R}/controls-survey.txt",), "run", ("python bench/controls_survey.py > bench/results/controls-survey.txt",), "~15 s",
+    Artefact((f"{R}/controls-survey.txt",), "run", ("python bench/controls_survey.py > bench/results/controls-survey.txt",), "~1 min (67 s recorded)",
              note="virtual time, fixed seeds: byte-identical when the code's behaviour is unchanged"),
     Artefact((f"{R}/stall-checks/dgdrf-100x20-p4-s1-loss1.json",), "run",
              ("dgdrf run --scenario configs/thesis-100x20.toml --policy dgdrf --neighbors 4 --seed 1 --loss 0.01 --json bench/results/stall-checks/dgdrf-100x20-p4-s1-loss1.json",), "~3-5 min (288 s recorded on 2026-11-25, 158 s in pure Python on 2026-11-26)"),
