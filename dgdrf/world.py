@@ -372,10 +372,10 @@ def _check_departable(world: Stage, what: str, addresses: Iterable[str]) -> None
 def crash(world: Stage, addresses: Sequence[str], detected_after: float = CRASH_DETECTION_S) -> None:
     """Crash the members at ``addresses`` now (what :class:`Crash` and :class:`Churn` do at
     their times): they stop, and nothing reaches them any more (:meth:`Actor.stop`).
-    ``detected_after`` seconds later the bootstrap tells the members that must know
-    (MemberDown, :meth:`Policy.member_down_audience`), reliably as over its TCP
-    connections, and the collector judges saturation on the servers that remain, as
-    network mode's failure detector does."""
+    ``detected_after`` seconds later the run learns of it (:meth:`Stage.members_down`:
+    in an allocation run, MemberDown to the members that must know and the collector's
+    servers retired, as network mode's failure detector does; an overlay run tells
+    nobody)."""
     stopped = []
     for address in addresses:
         actor = world.transport.actors.pop(address, None)

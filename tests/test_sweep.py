@@ -41,6 +41,7 @@ GRID = 'policies = ["drf", "fifo", "dgdrf"]\nneighbors = [2, 3]\nseeds = [1, 2]\
         ('policies = ["drf"]\nneighbors = [2]\nseeds = [1]\nservers = [4]\nusers = [2]\ntick = [0.1, -1.0]\n', "tick: must be positive"),
         ('policies = ["drf"]\nneighbors = [2, 2]\nseeds = [1]\nservers = [4]\nusers = [2]\n', "sweep.neighbors: lists a value twice"),
         ('policies = ["drf"]\nneighbors = [2]\nseeds = [1]\nscenarios = ["missing.toml"]\n', "sweep.scenarios: cannot read"),
+        ('policies = ["drf"]\nneighbors = [2]\nseeds = [1]\nservers = [4]\nusers = [2]\n[params]\nloss = [0.1]\n', "params: unknown; a sweep file holds one [sweep] table"),
     ],
 )
 def test_bad_sweep_files_are_rejected_naming_the_field(tmp_path, body, fragment):

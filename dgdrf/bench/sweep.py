@@ -282,6 +282,9 @@ def parse_sweep(data: dict[str, Any], base: Path = Path("."), source: Path | Non
     table = data.get("sweep")
     if not isinstance(table, dict):
         raise ConfigError(f"{where}: needs a [sweep] table")
+    others = [k for k in data if k != "sweep"]
+    if others:  # a [params] table, say, would otherwise be ignored and its runs never made
+        raise ConfigError(f"{where}: {others[0]}: unknown; a sweep file holds one [sweep] table, its run parameters included")
 
     def fail(key: str, problem: str) -> ConfigError:
         return ConfigError(f"{where}: sweep.{key}: {problem}")
