@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Two checkouts of dgdrf on the same runs, alternated so the machine's load falls on both
+# alike: each run's loop wall time (wall_s of its --json) from checkout A and checkout B,
+# compiled and pure Python (DGDRF_PURE=1), REPEAT times, and the median B/A ratio. Each
+# checkout needs its own built venv (python3 -m venv .venv && .venv/bin/pip install -e .).
+# For a change to a hot path (the message loop): was it free?
+#
+#   bench/ab_checkouts.sh /tmp/old-checkout . [REPEAT] > bench/results/ab-NAME.txt
+set -euo pipefail
+a="$1"; b="$2"; repeat="${3:-3}"
+out="$(mktemp -d)"
+rev() { git -C "$1" rev-parse --short HEAD; }
+echo "# $(date -u +%Y-%m-%dT%H:%MZ), A = $(rev "$a"), B = $(rev "$b"), $(nproc) cpus, load $(cut -d' ' -f1 /proc/loadavg), $repeat alternations"
+runs=(
+  "cyclon5000|overlay --protocol cyclon --nodes 5000 --cycles 20 --view-size 20 --shuffle-length 8"
+  "pushsum5000|overlay --protocol pushsum --nodes 5000 --cycles 30"
+  "dgdrf1000|run --servers 1000 --users 79 --policy dgdrf --neighbors 4 --max-time 15 --quiet"
+)
+wall() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d=d[0] if isinstance(d,list) else d; print(d['wall_s'])" "$1"; }
+median() { python3 -c "import statistics,sys; print(f'{statistics.median(map(float, sys.argv[1:])):.3f}')" "$@"; }
+printf "%-12s %-8s %24s %24s %8s\n" run core "A wall_s (each)" "B wall_s (each)" "B/A"
+for r in "${runs[@]}"; do
+  name="${r%%|*}"; cmd="${r#*|}"
+  for pure in 0 1; do
+    as=(); bs=()
+    for i in $(seq "$repeat"); do
+      (cd "$a" && DGDRF_PURE=$pure .venv/bin/python -m dgdrf $cmd --json "$out/a.json" > /dev/null 2>&1); as+=("$(wall "$out/a.json")")
+      (cd "$b" && DGDRF_PURE=$pure .venv/bin/python -m dgdrf $cmd --json "$out/b.json" > /dev/null 2>&1); bs+=("$(wall "$out/b.json")")
+    done
+    ma=$(median "${as[@]}"); mb=$(median "${bs[@]}")
+    fmt() { python3 -c "import sys; print(' '.join(f'{float(x):.2f}' for x in sys.argv[1:]))" "$@"; }
+    printf "%-12s %-8s %24s %24s %8s\n" "$name" "$([ $pure = 1 ] && echo pure || echo compiled)" "$(fmt "${as[@]}")" "$(fmt "${bs[@]}")" "$(python3 -c "print(f'{$mb/$ma:.3f}')")"
+  done
+done
