@@ -5,9 +5,9 @@
 # checkout needs its own built venv (python3 -m venv .venv && .venv/bin/pip install -e .).
 # For a change to a hot path (the message loop): was it free?
 #
-#   bench/ab_checkouts.sh /tmp/old-checkout . [REPEAT] > bench/results/ab-NAME.txt
+#   A=/tmp/old-checkout [B=.] [REPEAT=3] bench/ab_checkouts.sh > bench/results/ab-NAME.txt
 set -euo pipefail
-a="$1"; b="$2"; repeat="${3:-3}"
+a="${A:?set A to the other checkout (built)}"; b="${B:-.}"; repeat="${REPEAT:-3}"
 out="$(mktemp -d)"
 rev() { git -C "$1" rev-parse --short HEAD; }
 echo "# $(date -u +%Y-%m-%dT%H:%MZ), A = $(rev "$a"), B = $(rev "$b"), $(nproc) cpus, load $(cut -d' ' -f1 /proc/loadavg), $repeat alternations"

@@ -230,7 +230,7 @@ TABLE: tuple[Artefact, ...] = (
              note="real processes on loopback, stopped and killed on the wall clock: counts and wall times vary between reruns"),
     Artefact((f"{R}/peersim-compare.txt",), "machine", ("bench/peersim_compare.sh > bench/results/peersim-compare.txt",), "~15 min (PeerSim and dgdrf at 1k, 10k, 100k nodes)",
              note="needs java and the anchor kit (../shared/anchors/peersim, or ANCHOR=...); with --out set ANCHOR, the script looks beside itself"),
-    Artefact((f"{R}/ab-partition-check.txt",), "machine", ("bench/ab_checkouts.sh /tmp/ab-old . 7 > bench/results/ab-partition-check.txt",), "~10 min",
+    Artefact((f"{R}/ab-partition-check.txt",), "machine", ("A=/tmp/ab-old REPEAT=7 bench/ab_checkouts.sh > bench/results/ab-partition-check.txt",), "~10 min",
              note="A = ce2869e (before the partition check on the send path and the shared proposal handshake), checked out and built in /tmp/ab-old first: git worktree add /tmp/ab-old ce2869e && cd /tmp/ab-old && python3 -m venv .venv && .venv/bin/pip install -e ."),
     Artefact((f"{R}/pure-vs-compiled.txt",), "machine", ("bench/pure_vs_compiled.sh > bench/results/pure-vs-compiled.txt",), "~1 min",
              note="its first line, `$ bench/pure_vs_compiled.sh`, was written by hand; the script prints the rest"),
