@@ -36,6 +36,14 @@ class RunOptions:
         120.0, "end the run as stalled after this many simulated seconds without an allocation while tasks still fit (a policy that stopped progressing)",
         lo=0.0, lo_open=True, hi=MAX_SECONDS, unit="seconds",
     )
+    time_scale: float = option(
+        1.0, "workload seconds per run second: every job's arrival and every task's duration is divided by it (a cluster runs an hour of trace in six minutes with 10)",
+        lo=0.0, lo_open=True, hi=1e6, unit="number",
+    )
+    sample_every: float | None = option(
+        None, "seconds between samples of every user's share and each resource's utilisation (the result's samples)", kind="float", lo=0.0, lo_open=True,
+        hi=MAX_SECONDS, unit="seconds", none_means="10 with finite jobs, else none",
+    )
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,28 @@ class RunResult:
     #: the churn of the run (config.ChurnOptions: every, departures, start, and the
     #: [time, server] schedule drawn); None, and not in the JSON, without churn
     churn: dict[str, Any] | None = None
+    # -- jobs (dgdrf/model/workload.py): None, and not in the JSON, for the thesis's world
+    #: per finite job: user, job, arrival, first_start, finish (seconds from the start of
+    #: allocation; None if it did not happen), tasks, jct (finish - arrival)
+    jobs: list[dict[str, Any]] | None = None
+    #: when the last task of the finite jobs ended (seconds from the start of allocation)
+    makespan: float | None = None
+    #: job completion times: mean, p50, p95, p99, max (of the jobs that finished)
+    jct_s: dict[str, float] | None = None
+    #: per task of a finite job: its start - its job's arrival; mean, p50, p95, p99, max
+    queueing_delay_s: dict[str, float] | None = None
+    #: tasks of finite jobs that did not run to completion (a run that did not drain)
+    unfinished_tasks: dict[str, int] | None = None
+    #: each user's (weighted) dominant share averaged over the run, and fairness over them
+    time_avg_shares: dict[str, float] | None = None
+    jain_time_avg: float | None = None
+    gini_time_avg: float | None = None
+    min_time_avg_share: float | None = None
+    #: samples every ``sample_every`` seconds: time, utilization per resource, shares per user
+    samples: dict[str, Any] | None = None
+    #: users' weights, when one is not 1; the run's time scale, when not 1
+    weights: dict[str, float] | None = None
+    time_scale: float | None = None
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> RunResult:
@@ -68,11 +90,53 @@ class RunResult:
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        if d["churn"] is None:
-            del d["churn"]  # a run without churn keeps its result byte for byte
+        for key in OPTIONAL_KEYS:
+            if d[key] is None:
+                del d[key]  # a run without churn or jobs keeps its result byte for byte
         if d["ratio_20_20"] == float("inf"):
             d["ratio_20_20"] = None  # JSON has no infinity; None = poorest 20 % hold nothing
         return d
+
+
+#: result keys left out of the JSON when None (they describe what the thesis's world has not)
+OPTIONAL_KEYS = (
+    "churn", "jobs", "makespan", "jct_s", "queueing_delay_s", "unfinished_tasks", "time_avg_shares", "jain_time_avg", "gini_time_avg",
+    "min_time_avg_share", "samples", "weights", "time_scale",
+)  # fmt: skip
+
+
+def summary(values: np.ndarray) -> dict[str, float] | None:
+    """mean, p50, p95, p99 and max of ``values`` (None when there are none)."""
+    if not values.size:
+        return None
+    return {"mean": float(values.mean()), "p50": float(np.percentile(values, 50)), "p95": float(np.percentile(values, 95)), "p99": float(np.percentile(values, 99)), "max": float(values.max())}
+
+
+def job_measures(collector: Collector, end: float) -> dict[str, Any]:
+    """What a run with jobs measured besides the thesis's figures (RunResult's job keys)."""
+    out: dict[str, Any] = {}
+    scenario = collector.scenario
+    if scenario.finite_jobs:
+        records = collector.jobs.job_records()
+        out["jobs"] = records
+        finishes = [r["finish"] for r in records if r["finish"] is not None]
+        out["makespan"] = max(finishes) if len(finishes) == len(records) and finishes else None
+        out["jct_s"] = summary(np.array([r["jct"] for r in records if r["jct"] is not None], dtype=np.float64))
+        out["queueing_delay_s"] = summary(collector.jobs.queueing_delays())
+        unfinished = dict(collector.jobs.unfinished())
+        out["unfinished_tasks"] = unfinished or None
+    averages = collector.time_averaged_shares(end)
+    if averages is not None:
+        ids = collector.ledger.user_ids
+        out["time_avg_shares"] = {u: float(averages[i]) for i, u in enumerate(ids)}
+        out["jain_time_avg"] = metrics.jain(averages)
+        out["gini_time_avg"] = metrics.gini(averages)
+        out["min_time_avg_share"] = metrics.min_share(averages)
+    if collector.timeline is not None and collector.timeline.every:
+        out["samples"] = collector.timeline.series()
+    if any(u.weight != 1.0 for u in scenario.users):
+        out["weights"] = {u.id: u.weight for u in scenario.users}
+    return out
 
 
 def error_curve(collector: Collector, points: int = 50) -> dict[str, list[float]]:
@@ -123,13 +187,14 @@ def cost_per_tick(transport: Counted, before: tuple[list[int], list[int]] | None
     return {"ticks": ticks, "by_group": groups, "thesis_model_worst_case": model}
 
 
-def measure(scenario: Scenario, config: RunConfig, collector: Collector, transport: Counted, wall: float, stop_reason: str, start: float, before: tuple[list[int], list[int]] | None) -> RunResult:
+def measure(scenario: Scenario, config: RunConfig, collector: Collector, transport: Counted, wall: float, stop_reason: str, start: float, before: tuple[list[int], list[int]] | None, now: float | None = None) -> RunResult:
     """What a run measured, from its collector and its transport's counters (the same
-    in emulation and, gathered from every process, on a network)."""
+    in emulation and, gathered from every process, on a network); ``now``: when it
+    ended (the time-averaged shares run to it)."""
     ledger = collector.ledger
     shares = ledger.shares()
     n_alloc = len(collector.allocations)
-    end = collector.saturated_at if collector.saturated_at is not None else collector.last_allocation_at
+    end = collector.ended_at if collector.ended_at is not None else collector.last_allocation_at
     runtime = max(0.0, end - start)  # from the first allocation tick's start (after warm-up)
     lat = np.asarray(collector.latencies)
     latency = (
@@ -180,4 +245,6 @@ def measure(scenario: Scenario, config: RunConfig, collector: Collector, transpo
         cost_per_tick=cost_per_tick(transport, before, runtime / config.tick, len(scenario.servers), config),
         events=dict(sorted(collector.counters.items())),
         stranded_users=collector.stranded() if stop_reason == "stranded" else [],
+        time_scale=config.time_scale if config.time_scale != 1.0 else None,
+        **job_measures(collector, max(end, collector.ended_at or 0.0, now if now is not None else 0.0)),
     )

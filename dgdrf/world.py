@@ -15,9 +15,12 @@ Controls, scheduled by the run rather than patched into the protocol. The contro
 (servers leave one after another).
 
 A run is a pure function of (scenario, configuration, seed): one seeded numpy generator
-feeds the transport (latencies, loss) and is split per actor. It ends at saturation (the
-first moment no user's next task fits on any server, thesis 1.5.5), when ``max_time``
-virtual seconds pass, or when an observer stops it with a reason (stalled, stranded).
+feeds the transport (latencies, loss) and is split per actor (and each job draws its
+tasks' durations from a stream of the seed of its own: dgdrf/model/workload.py). It ends
+by the stop rules (nodes/stop_rules.py, the same as a cluster's): drained (every task
+of every finite job has finished), saturated (the first moment no user's next task fits
+on any server and none ever will, thesis 1.5.5), when ``max_time`` virtual seconds pass,
+or when the watch stops it (stranded, stalled).
 """
 
 from __future__ import annotations
@@ -39,7 +42,9 @@ from dgdrf.nodes.collector import AllocationRecord, Collector
 from dgdrf.nodes.gateway import Gateway
 from dgdrf.nodes.protocol import MemberDown
 from dgdrf.nodes.server import Server
-from dgdrf.nodes.user import User
+from dgdrf.nodes.stop_rules import STOP_REASONS as STOP_REASONS, StopRules
+from dgdrf.nodes.user import User, UserJobs
+from dgdrf.model.workload import Durations
 from dgdrf.options import declared
 from dgdrf.policies import PolicyOptions, make_policy
 from dgdrf.policies.base import Policy
@@ -56,10 +61,6 @@ WATCH_PERIOD_S = 1.0
 #: the callback hears the time and the allocations after each (the slices change nothing:
 #: no callback runs between them)
 PROGRESS_SLICE_S = 1.0
-#: why a run ended: saturation (thesis 1.5.5); stranded: no allocation can ever happen
-#: again although tasks fit (probes by construction, thesis 4.2; nodes/collector.py);
-#: stalled: nothing was placed for ``stall_time`` although tasks fit (a bug); max_time
-STOP_REASONS = ("saturated", "stranded", "stalled", "max_time")
 #: seconds between a crash and the members hearing of it in emulation: network mode's
 #: failure detector declares a process down after 3 missed pings 0.5 s apart
 CRASH_DETECTION_S = 1.5
@@ -139,15 +140,34 @@ def policy_options(scenario: Scenario, config: RunConfig) -> PolicyOptions:
 
 def build_server(spec: ServerSpec, policy: Policy, config: RunConfig) -> Server:
     """A resource node hosting the policy's roles; it allocates from the policy's start."""
-    server = Server(spec.id, spec.capacity, tick=config.tick, first_tick=policy.allocation_start + config.tick)
+    server = Server(spec.id, spec.capacity, tick=config.tick, first_tick=policy.allocation_start + config.tick, attributes=spec.attribute_map, retry=policy.options.retry)
     for role in policy.server_roles(server):
         server.add_role(role)
     return server
 
 
-def build_user(spec: UserSpec, policy: Policy) -> User:
-    """A user (thesis alg. 3) that asks the gateway once the policy lets users start."""
-    return User(spec.id, spec.demand, GATEWAY, start_delay=policy.user_start, retry=policy.options.retry)
+def build_user(spec: UserSpec, policy: Policy, config: RunConfig | None = None, index: int = 0, sequence: tuple[int, ...] = ()) -> User:
+    """A user (thesis alg. 3) that asks the gateway once the policy lets users start;
+    with jobs (any user but the thesis's), the ``index``-th user of its scenario, its
+    jobs numbered ``sequence`` in the scenario."""
+    jobs = None
+    if not spec.classic:
+        config = config or RunConfig()
+        job_list = spec.job_list
+        durations = Durations(job_list, config.seed, index, config.time_scale)
+        jobs = UserJobs(job_list, spec.weight, durations, sequence or tuple(range(1, len(job_list) + 1)), policy.allocation_start, config.time_scale)
+    return User(spec.id, spec.demand, GATEWAY, start_delay=policy.user_start, retry=policy.options.retry, jobs=jobs)
+
+
+def job_sequences(scenario: Scenario) -> list[tuple[int, ...]]:
+    """Every user's jobs numbered 1, 2, ... over the whole scenario, in its order (the
+    order FIFO breaks ties of arrival in)."""
+    out, n = [], 0
+    for u in scenario.users:
+        k = len(u.job_list)
+        out.append(tuple(range(n + 1, n + k + 1)))
+        n += k
+    return out
 
 
 @dataclass(frozen=True)
@@ -175,9 +195,10 @@ class Deployment:
         if role in (None, roles.BOOTSTRAP) and wanted(BOOTSTRAP):
             yield Bootstrap(BOOTSTRAP)
         if role in (None, roles.USER):
-            for user_spec in self.scenario.users:
+            sequences = job_sequences(self.scenario)
+            for i, user_spec in enumerate(self.scenario.users):
                 if wanted(user_spec.id):
-                    yield build_user(user_spec, self.policy)
+                    yield build_user(user_spec, self.policy, self.config, i, sequences[i])
 
 
 def deploy(scenario: Scenario, config: RunConfig) -> Deployment:
@@ -271,6 +292,8 @@ class World:
         at_start: list[tuple[list[int], list[int]]] = []  # message counters when allocation starts
         clock.call_later(self.start, lambda: at_start.append((list(transport.stats.count), list(transport.stats.nbytes))))
         collector.last_allocation_at = self.start  # the stall clock starts with allocation
+        if collector.timeline is not None and collector.timeline.every:
+            self.observers.append(Sampler())
         collector.check_initial_saturation()
         wall = 0.0
         if collector.saturated_at is None:
@@ -299,9 +322,10 @@ class World:
                         break
             wall = time.perf_counter() - t0
         if self.stop_reason is None:
-            self.stop_reason = "saturated" if collector.saturated_at is not None else "max_time"
+            self.stop_reason = collector.end_reason or "max_time"
+        collector.sample(clock.now())
         collector.finish()
-        result = measure(self.scenario, config, collector, transport, wall, self.stop_reason, self.start, at_start[0] if at_start else None)
+        result = measure(self.scenario, config, collector, transport, wall, self.stop_reason, self.start, at_start[0] if at_start else None, now=clock.now())
         if self.churn is not None:
             result.churn = {"every": self.churn.every, "departures": self.churn.departures, "start": self.churn.start, "schedule": [[t, a] for t, a in self.churn.schedule]}
         log.info("run finished", policy=config.policy, scenario=self.scenario.name, stop=result.stop_reason, allocations=result.allocations, runtime_s=round(result.runtime_s, 3), wall_s=round(wall, 3), messages=result.messages["total"])
@@ -320,7 +344,12 @@ def build(scenario: Scenario, config: RunConfig) -> World:
     check_scenario(scenario.capacity_matrix(), scenario.demand_matrix())
     rng = np.random.default_rng(config.seed)
     clock = VirtualClock()
-    collector = Collector(scenario, on_saturated=clock.stop, strict=True)  # an unhandled message is a bug here
+    deployment = deploy(scenario, config)
+    policy = deployment.policy
+    collector = Collector(
+        scenario, on_saturated=clock.stop, strict=True,  # an unhandled message is a bug here
+        start=policy.allocation_start, time_scale=config.time_scale, user_start=policy.user_start, sample_every=config.sample_every,
+    )
     transport = LocalTransport(
         clock,
         rng,
@@ -329,29 +358,48 @@ def build(scenario: Scenario, config: RunConfig) -> World:
         duplicate=config.duplicate,
         reporter=collector,
     )
-    deployment = deploy(scenario, config)
     for actor in deployment.members():
         transport.register(actor)
     return World(scenario, config, clock, transport, collector, deployment.policy)
 
 
 class StallWatch(Observer):
-    """Ends a run that can no longer make progress: ``stranded`` when no allocation can
-    ever happen again although tasks fit (nodes/collector.py), ``stalled`` when nothing
-    was placed for ``stall_time`` virtual seconds although tasks fit (a bug to find)."""
+    """Ends a run that can no longer make progress, by the stop rules a cluster's
+    collector uses too (nodes/stop_rules.py): ``stranded`` when no allocation can ever
+    happen again although tasks fit, ``stalled`` when something fits and nothing was
+    placed for ``stall_time`` virtual seconds (a bug to find). Checked every
+    :data:`WATCH_PERIOD_S`; the run's own end (drained, saturated) comes at the event."""
 
     def started(self, world: World) -> None:
         self.period = min(WATCH_PERIOD_S, world.config.stall_time)
+        # max_time is the clock's own limit (World.run's until): not judged here
+        self.rules = StopRules(world.config.stall_time, float("inf"))
         world.clock.call_later(self.period, self._check, world)
 
     def _check(self, world: World) -> None:
         collector = world.collector
-        if collector.saturated_at is None and collector.stranded():
-            world.stop("stranded")
-        elif collector.saturated_at is None and world.clock.now() - collector.last_allocation_at >= world.config.stall_time:
-            world.stop("stalled")
+        now = world.clock.now()
+        reason = self.rules.check(collector, now) if collector.ended_at is None else None
+        if reason in ("stranded", "stalled"):
+            world.stop(reason)
+        elif reason is not None:  # over by itself (the last job's arrival time passed, say)
+            collector.end(reason, now)
         else:
             world.clock.call_later(self.period, self._check, world)
+
+
+class Sampler(Observer):
+    """Takes the collector's samples of shares and utilisation at their instants
+    (``sample_every``; model/timeline.py). It only reads."""
+
+    def started(self, world: World) -> None:
+        every = world.collector.timeline.every if world.collector.timeline is not None else None
+        if every:
+            world.clock.call_later(0.0 if world.start <= 0 else world.start, self._sample, world, every)
+
+    def _sample(self, world: World, every: float) -> None:
+        world.collector.sample(world.clock.now())
+        world.clock.call_later(every, self._sample, world, every)
 
 
 def _check_actors(world: Stage, what: str, addresses: Iterable[str]) -> None:

@@ -283,8 +283,8 @@ def test_unknown_field_inside_server(tmp_path, fmt):
 
 
 def test_unknown_field_inside_user(tmp_path, fmt):
-    users = [{"id": "u1", "demand": [0.1, 0.1], "weight": 2}]
-    expect_error(WRITERS[fmt](tmp_path, doc(users=users)), "users[0].weight", "unknown field")
+    users = [{"id": "u1", "demand": [0.1, 0.1], "priority": 2}]
+    expect_error(WRITERS[fmt](tmp_path, doc(users=users)), "users[0].priority", "unknown field")
 
 
 # --------------------------------------------------------------------------- vector errors

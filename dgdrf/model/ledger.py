@@ -7,8 +7,17 @@ added at any time (a scheduler learns of them from messages).
 
 Per-task dominant share d_i = max_r D_ir / C_r, so G_i = n_i * d_i (eq. 3.3 with 3.7),
 where n_i is i's number of running tasks. A fit matrix (users x servers) is kept up to
-date incrementally: servers only lose capacity while tasks never finish, so one
-allocation changes one column.
+date incrementally: one allocation (or one task ending, :meth:`release`) changes one
+column.
+
+Beyond the thesis (dgdrf/model/workload.py): a user's next task may change (a new job:
+another demand, another placement constraint; none when it has nothing pending,
+:meth:`set_task`), so its running tasks may have several demands, and G_i is then the sum
+of their dominant shares (eq. 3.3 itself: sum over servers of max_r A_ilr / C_r, each of
+i's tasks being a vector of one demand); a user's fit row holds only the servers its
+next task's constraint admits; and a user may have a weight w_i, its share then counting
+as G_i / w_i (weighted DRF, Ghodsi et al. §6, as Mesos's roles' weights). A user whose
+tasks all have one demand and weight 1 is computed exactly as before, float for float.
 
 Growth is amortized so that tens of thousands of servers cost linear time: the arrays
 live in over-allocated buffers that double when full (``capacity``, ``fit``, ... are
@@ -21,10 +30,12 @@ after a change. Per user the number of servers its next task fits on is kept, so
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
+from dgdrf.model.constraints import UNCONSTRAINED, Constraint
 from dgdrf.model.resources import FIT_TOLERANCE, SHARE_TIE_TOLERANCE, natural_key
 
 #: Rows (or columns) a buffer starts with; it doubles whenever it is full.
@@ -63,7 +74,18 @@ class AllocationLedger:
         self._fit_count_buf = np.zeros(0, dtype=np.int64)  # per user: servers it fits on
         self._placed_buf = np.zeros((0, 0), dtype=np.int64)
         self._fit_buf = np.zeros((0, 0), dtype=bool)
+        self._weight_buf = np.ones(0)
+        #: users x servers: may the user's next task run there (its constraint; False
+        #: everywhere for a user with nothing pending); None while every user may go anywhere
+        self._elig_buf: np.ndarray | None = None
         self._set_views()
+        self._attributes: list[Mapping[str, Any]] = []  # per server
+        self._constraints: list[Constraint] = []  # per user: its next task's
+        self._idle: set[int] = set()  # users with nothing pending
+        #: users whose running tasks have more than one demand: demand -> how many run
+        self._by_demand: dict[int, dict[tuple[float, ...], int]] = {}
+        self._weighted = False  # some user's weight is not 1
+        self._retired: set[int] = set()  # servers that left (retire)
         #: servers whose fit slack :meth:`retire` zeroed; the next :meth:`add_server`
         #: gives it back, as re-deriving every server's slack from its capacity always did
         # natural order of the servers: keys sorted, the matching indices, the array
@@ -87,6 +109,8 @@ class AllocationLedger:
         self._fit_count = self._fit_count_buf[:u]
         self.placed = self._placed_buf[:u, :n]  # users x servers task counts
         self.fit = self._fit_buf[:u, :n]  # users x servers: next task fits?
+        self.weight = self._weight_buf[:u]
+        self._elig = self._elig_buf[:u, :n] if self._elig_buf is not None else None
 
     def _reserve_servers(self, n: int) -> None:
         room = _room(n, self._capacity_buf.shape[0])
@@ -98,6 +122,8 @@ class AllocationLedger:
         if cols != self._placed_buf.shape[1]:
             self._placed_buf = _regrow(self._placed_buf, (self._placed_buf.shape[0], cols))
             self._fit_buf = _regrow(self._fit_buf, (self._fit_buf.shape[0], cols))
+            if self._elig_buf is not None:
+                self._elig_buf = _regrow(self._elig_buf, (self._elig_buf.shape[0], cols))
 
     def _reserve_users(self, u: int) -> None:
         room = _room(u, self._demand_buf.shape[0])
@@ -105,10 +131,15 @@ class AllocationLedger:
             self._demand_buf = _regrow(self._demand_buf, (room, self.m))
             self._tasks_buf = _regrow(self._tasks_buf, (room,))
             self._fit_count_buf = _regrow(self._fit_count_buf, (room,))
+            weights = np.ones(room)
+            weights[: len(self._weight_buf)] = self._weight_buf
+            self._weight_buf = weights
         rows = _room(u, self._placed_buf.shape[0])
         if rows != self._placed_buf.shape[0]:
             self._placed_buf = _regrow(self._placed_buf, (rows, self._placed_buf.shape[1]))
             self._fit_buf = _regrow(self._fit_buf, (rows, self._fit_buf.shape[1]))
+            if self._elig_buf is not None:
+                self._elig_buf = _regrow(self._elig_buf, (rows, self._elig_buf.shape[1]))
 
     def reserve(self, servers: int, users: int) -> None:
         """Make room for this many servers and users at once (an owner that knows its
@@ -118,8 +149,9 @@ class AllocationLedger:
         self._set_views()
 
     # -- membership ---------------------------------------------------------------------
-    def add_server(self, server_id: str, capacity: Sequence[float]) -> int:
-        """Register a server (idempotent); returns its index."""
+    def add_server(self, server_id: str, capacity: Sequence[float], attributes: Mapping[str, Any] | None = None) -> int:
+        """Register a server (idempotent) with the attributes constraints match; returns
+        its index."""
         if server_id in self.server_index:
             return self.server_index[server_id]
         cap = np.asarray(capacity, dtype=np.float64).reshape(self.m)
@@ -127,10 +159,14 @@ class AllocationLedger:
         self._reserve_servers(idx + 1)
         self.server_ids.append(server_id)
         self.server_index[server_id] = idx
+        self._attributes.append(dict(attributes or {}))
         self._set_views()
         self.capacity[idx] = cap
         self._slack[idx] = FIT_TOLERANCE * np.maximum(cap, 1.0)
         col = np.all(self.demand <= cap + self._slack[idx], axis=1)
+        if self._elig is not None:
+            self._elig[:, idx] = [self._admits(u, idx) for u in range(len(self.user_ids))]
+            col &= self._elig[:, idx]
         self.fit[:, idx] = col
         self._fit_count += col
         self._total_stale = True
@@ -141,8 +177,9 @@ class AllocationLedger:
         self._order = None
         return idx
 
-    def add_user(self, user_id: str, demand: Sequence[float]) -> int:
-        """Register a user (idempotent); returns its index."""
+    def add_user(self, user_id: str, demand: Sequence[float], weight: float = 1.0, constraint: Constraint = UNCONSTRAINED) -> int:
+        """Register a user (idempotent) whose next task has ``demand`` and ``constraint``,
+        with weight ``weight``; returns its index."""
         if user_id in self.user_index:
             return self.user_index[user_id]
         d = np.asarray(demand, dtype=np.float64).reshape(self.m)
@@ -151,13 +188,80 @@ class AllocationLedger:
         self.user_ids.append(user_id)
         self.user_index[user_id] = idx
         self._user_keys.append(natural_key(user_id))
+        self._constraints.append(constraint)
         self._set_views()
         self.demand[idx] = d
-        row = np.all(d <= self.capacity - self.used + self._slack, axis=1)
-        self.fit[idx] = row
-        self._fit_count[idx] = np.count_nonzero(row)
+        if weight != 1.0:
+            self.weight[idx] = weight
+            self._weighted = True
+        if not constraint.unconstrained:
+            self._constrain()
+        if self._elig is not None:
+            self._elig[idx] = [self._admits(idx, s) for s in range(len(self.server_ids))]
+        self._refresh_row(idx)
         self._shares_stale = True
         return idx
+
+    # -- what a user runs next (jobs) ------------------------------------------------------
+    def _constrain(self) -> None:
+        """Start keeping the eligibility matrix (the first constrained user)."""
+        if self._elig_buf is None:
+            self._elig_buf = np.ones(self._fit_buf.shape, dtype=bool)
+            self._set_views()
+
+    def _admits(self, user: int, server: int) -> bool:
+        if user in self._idle:
+            return False
+        return self._constraints[user].admits(self.server_ids[server], self._attributes[server])
+
+    def _refresh_row(self, user: int) -> None:
+        row = np.all(self.demand[user] <= self.capacity - self.used + self._slack, axis=1)
+        if self._elig is not None:
+            row &= self._elig[user]
+        self.fit[user] = row
+        self._fit_count[user] = np.count_nonzero(row)
+
+    def set_weight(self, user: int, weight: float) -> None:
+        """User ``user``'s weight w_i: its share counts as G_i / w_i."""
+        if weight != self.weight[user]:
+            self.weight[user] = weight
+            self._weighted = self._weighted or weight != 1.0
+
+    def set_task(self, user: int, demand: Sequence[float] | None, constraint: Constraint = UNCONSTRAINED) -> None:
+        """User ``user``'s next task has ``demand`` and ``constraint``; None: it has
+        nothing pending (it is in no fit row, so it is in no one's minimum). Its running
+        tasks keep the demands they started with."""
+        if demand is None:
+            if user not in self._idle:
+                self._idle.add(user)
+                self._constrain()
+                assert self._elig is not None
+                self._elig[user] = False
+                self.fit[user] = False
+                self._fit_count[user] = 0
+            return
+        d = np.asarray(demand, dtype=np.float64).reshape(self.m)
+        was_idle = user in self._idle
+        self._idle.discard(user)
+        changed = not np.array_equal(d, self.demand[user])
+        if changed:
+            if self.tasks[user] and user not in self._by_demand:
+                self._by_demand[user] = {tuple(self.demand[user].tolist()): int(self.tasks[user])}
+            self.demand[user] = d
+            self._shares_stale = True
+        if constraint != self._constraints[user] or was_idle:
+            self._constraints[user] = constraint
+            if not constraint.unconstrained or self._elig is not None:
+                self._constrain()
+                assert self._elig is not None
+                self._elig[user] = [self._admits(user, s) for s in range(len(self.server_ids))]
+        elif not changed:
+            return
+        self._refresh_row(user)
+
+    def has_task(self, user: int) -> bool:
+        """Whether the user has a next task (it was not :meth:`set_task` to None)."""
+        return user not in self._idle
 
     def _sync_shares(self) -> None:
         """Bring the cluster totals and the task shares d_i up to date."""
@@ -196,11 +300,28 @@ class AllocationLedger:
         return self.capacity - self.used
 
     def shares(self) -> np.ndarray:
-        """Global dominant share G_i of every user (eq. 3.3)."""
-        return self.tasks * self.task_share
+        """Global dominant share of every user (eq. 3.3), divided by its weight."""
+        s = self.tasks * self.task_share
+        if self._by_demand:
+            for u in self._by_demand:
+                s[u] = self._varied_share(u)
+        if self._weighted:
+            s = s / self.weight
+        return s
 
     def share(self, user: int) -> float:
-        return float(self.tasks[user] * self.task_share[user])
+        g = self._varied_share(user) if user in self._by_demand else float(self.tasks[user] * self.task_share[user])
+        return g / float(self.weight[user]) if self._weighted else g
+
+    def dominant_share(self, demand: Sequence[float] | np.ndarray) -> float:
+        """max_r D_r / C_r of one task of ``demand`` (eq. 3.3 with 3.7), unweighted."""
+        total = self.total
+        safe = np.where(total > 0, total, 1.0)
+        return float(np.where(total > 0, np.asarray(demand, dtype=np.float64) / safe, 0.0).max())
+
+    def _varied_share(self, user: int) -> float:
+        """G_i of a user whose running tasks have several demands: the sum of theirs."""
+        return float(sum(n * self.dominant_share(d) for d, n in self._by_demand[user].items() if n))
 
     def fits_anywhere(self) -> np.ndarray:
         """Per user: does its next task fit on at least one server?"""
@@ -250,30 +371,58 @@ class AllocationLedger:
         return int(min(tied, key=lambda i: keys[i]))
 
     # -- updates ------------------------------------------------------------------------
-    def allocate(self, user: int, server: int, check: bool = True) -> bool:
-        """Place one task of ``user`` on ``server`` (eq. 3.2). With ``check`` a task that
-        does not fit is refused (returns False) and nothing changes."""
+    def allocate(self, user: int, server: int, check: bool = True, demand: Sequence[float] | None = None) -> bool:
+        """Place one task of ``user`` on ``server`` (eq. 3.2): its next task, or one of
+        ``demand``. With ``check`` a task that does not fit is refused (returns False)
+        and nothing changes."""
         if check and not self.fit[user, server]:
             return False
-        self.used[server] += self.demand[user]
+        d = self._task_demand(user, demand)
+        self.used[server] += d
         self.tasks[user] += 1
         self.placed[user, server] += 1
+        if user in self._by_demand:
+            key = tuple(d.tolist())
+            self._by_demand[user][key] = self._by_demand[user].get(key, 0) + 1
         self._refresh_column(server)
         return True
 
-    def release(self, user: int, server: int) -> None:
-        """Undo one task of ``user`` on ``server`` (a reservation that was not taken up)."""
+    def release(self, user: int, server: int, demand: Sequence[float] | None = None) -> None:
+        """Undo one task of ``user`` on ``server``: a reservation that was not taken up,
+        or a task that ended (of ``demand``, when not its next task's)."""
         if self.placed[user, server] <= 0:
             raise ValueError(f"user {self.user_ids[user]} holds no task on {self.server_ids[server]}")
-        self.used[server] -= self.demand[user]
+        d = self._task_demand(user, demand)
+        self.used[server] -= d
+        if server in self._retired:
+            self.capacity[server] = np.maximum(self.used[server], 0.0)  # a server gone stays full
         self.tasks[user] -= 1
         self.placed[user, server] -= 1
+        if user in self._by_demand:
+            key = tuple(d.tolist())
+            left = self._by_demand[user].get(key, 0) - 1
+            if left > 0:
+                self._by_demand[user][key] = left
+            else:
+                self._by_demand[user].pop(key, None)
         self._refresh_column(server)
+
+    def _task_demand(self, user: int, demand: Sequence[float] | None) -> np.ndarray:
+        """The demand of a task of ``user`` being placed or released: its next task's
+        unless given otherwise (then its running tasks' demands are kept apart)."""
+        if demand is None:
+            return self.demand[user]
+        d = np.asarray(demand, dtype=np.float64).reshape(self.m)
+        if user not in self._by_demand and not np.array_equal(d, self.demand[user]):
+            self._by_demand[user] = {tuple(self.demand[user].tolist()): int(self.tasks[user])} if self.tasks[user] else {}
+            self._shares_stale = True
+        return d
 
     def retire(self, server: int) -> None:
         """A server that left: its capacity shrinks to what it holds, so nothing more fits.
         The cluster totals keep counting its capacity until the next server joins."""
         self._sync_shares()
+        self._retired.add(server)
         self.capacity[server] = np.maximum(self.used[server], 0.0)
         self._slack[server] = 0.0  # for good: not even the fit tolerance is left
         self._fit_count -= self.fit[:, server]
@@ -285,6 +434,8 @@ class AllocationLedger:
     def _refresh_column(self, server: int) -> None:
         free = self.capacity[server] - self.used[server] + self._slack[server]
         col = np.all(self.demand <= free, axis=1)
+        if self._elig is not None:
+            col &= self._elig[:, server]
         self._fit_count -= self.fit[:, server]
         self._fit_count += col
         self.fit[:, server] = col

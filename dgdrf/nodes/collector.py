@@ -15,6 +15,16 @@ report which copies they hold (``held``/``unheld``). A user whose current task i
 only by servers where it no longer fits will never be allocated again (capacity never
 comes back: tasks never end), although its task may fit elsewhere; when every user whose
 next task fits somewhere is in that state, the run is :meth:`stranded`.
+
+With jobs (dgdrf/model/workload.py) tasks also end (``finished``), jobs arrive, and a
+user's next task changes: a :class:`~dgdrf.model.job_tracker.JobTracker` mirrors each
+such user's workload from the reports, and the ledger's row of the user follows its next
+task (its demand, its constraint; none when it has nothing pending), so errors, fits and
+shares are judged on what the user competes with now. Shares are weighted (G_i / w_i),
+which for weight 1 is the thesis's share. A run ends when the stop rules
+(nodes/stop_rules.py) say so: drained or saturated at the event that makes it so. With
+finite jobs, or ``sample_every``, a :class:`~dgdrf.model.timeline.Timeline` integrates the
+shares and samples them.
 """
 
 from __future__ import annotations
@@ -27,10 +37,16 @@ import numpy as np
 
 from dgdrf.errors import ProtocolError
 from dgdrf.log import get_logger
+from dgdrf.model.job_tracker import JobTracker
 from dgdrf.model.ledger import AllocationLedger
 from dgdrf.model.resources import SHARE_TIE_TOLERANCE
 from dgdrf.model.scenario import Scenario
+from dgdrf.model.timeline import Timeline
+from dgdrf.nodes.stop_rules import final_reason
 
+#: Seconds between samples of shares and utilisation when a run has finite jobs and
+#: ``sample_every`` is not given.
+DEFAULT_SAMPLE_EVERY_S = 10.0
 #: Relative distances from the minimum share under which an allocation is not an error.
 ERROR_TOLERANCES = (0.01, 0.05, 0.10, 0.15)
 #: The exact error count still tolerates float noise between equal shares.
@@ -44,6 +60,7 @@ REPORT_KINDS = frozenset({
     "bad_message", "unhandled", "task_overdue", "lowest_user_skipped", "proposal_expired",
     "retransmitted", "unexpected_accept", "allocate_rejected", "walk_lost", "declined",
     "repeated_start", "rejected", "task_lost", "withdrawn", "stray_allocation",
+    "finished",  # handled: a task ended
 })  # fmt: skip
 #: Most tasks of one user the collector keeps track of before they are allocated (reported
 #: submitted or accepted). A user has one task on its way at a time, a few with losses;
@@ -68,7 +85,15 @@ class Collector:
     """Global truth, errors, invariants and saturation of one emulated run."""
 
     scenario: Scenario
+    #: called once when the run ends by itself (drained or saturated: ``end_reason``)
     on_saturated: Callable[[], None] | None = None
+    #: when allocation starts (job arrivals count from it), the run's time scale, and
+    #: when users start (dgdrf/model/job_tracker.py arrival_time)
+    start: float = 0.0
+    time_scale: float = 1.0
+    user_start: float = 0.0
+    #: seconds between samples of shares and utilisation (None: none; model/timeline.py)
+    sample_every: float | None = None
     ledger: AllocationLedger = field(init=False)
     allocations: list[AllocationRecord] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
@@ -77,6 +102,9 @@ class Collector:
     latencies: list[float] = field(default_factory=list)
     counters: dict[str, int] = field(default_factory=dict)
     saturated_at: float | None = None
+    #: when and why the run ended by itself (saturated or drained)
+    ended_at: float | None = None
+    end_reason: str | None = None
     last_allocation_at: float = 0.0
     current: dict[str, int] = field(default_factory=dict)  # user -> its task being placed
     holders: dict[tuple[str, int], set[str]] = field(default_factory=dict)  # (user, task) -> servers holding a copy
@@ -92,11 +120,39 @@ class Collector:
         self.ledger = AllocationLedger(len(self.scenario.resources))
         self.ledger.reserve(len(self.scenario.servers), len(self.scenario.users))  # no spare room
         for s in self.scenario.servers:
-            self.ledger.add_server(s.id, s.capacity)
+            self.ledger.add_server(s.id, s.capacity, s.attribute_map)
+        self.jobs = JobTracker(self.scenario, self.start, self.time_scale, self.user_start)
         for u in self.scenario.users:
-            self.ledger.add_user(u.id, u.demand)
+            if u.classic:
+                self.ledger.add_user(u.id, u.demand)
+            else:
+                i = self.ledger.add_user(u.id, u.demand, u.weight, u.job_list[0].constraint)
+                self._follow(u.id, i)
         self._allocated: set[tuple[str, int]] = set()
         self._open: dict[str, set[int]] = {}  # user -> its tasks reported but not allocated
+        self._servers_down: set[str] = set()
+        every = self.sample_every
+        if every is None and self.scenario.finite_jobs:
+            every = DEFAULT_SAMPLE_EVERY_S
+        self.timeline = Timeline(list(self.ledger.user_ids), list(self.scenario.resources), self.start, every) if every or not self.scenario.classic else None
+
+    def _follow(self, user: str, index: int | None = None) -> None:
+        """The ledger's row of a user with jobs follows its next task."""
+        i = self.ledger.user_index[user] if index is None else index
+        job = self.jobs.next_job(user)
+        if job is None:
+            self.ledger.set_task(i, None)
+        else:
+            self.ledger.set_task(i, job.demand, job.constraint)
+
+    def _advance(self, time: float) -> None:
+        """Jobs due by ``time`` arrive."""
+        for user in self.jobs.advance(time):
+            self._follow(user)
+
+    def _shares_changed(self, time: float) -> None:
+        if self.timeline is not None:
+            self.timeline.changed(time, self.ledger.shares())
 
     def _track(self, user: str, task_id: int) -> bool:
         """Keep track of a task reported before its allocation, unless the user has
@@ -125,15 +181,66 @@ class Collector:
         handler(source, time, fields)
 
     def check_initial_saturation(self, time: float = 0.0) -> None:
-        """A scenario where nobody fits anywhere is saturated before it starts."""
-        if not self.ledger.fits_anywhere().any():
-            self._saturate(time)
+        """A scenario where nobody fits anywhere, and nothing is to come, is saturated
+        before it starts."""
+        self._judge(time)
 
-    def _saturate(self, time: float) -> None:
-        if self.saturated_at is None:
-            self.saturated_at = time
+    def _judge(self, time: float) -> None:
+        """End the run if it is over by itself (nodes/stop_rules.py)."""
+        if self.ended_at is None:
+            reason = final_reason(self, time)
+            if reason is not None:
+                self.end(reason, time)
+
+    def end(self, reason: str, time: float) -> None:
+        """The run is over by itself (``drained`` or ``saturated``, the stop rules say)."""
+        if self.ended_at is None:
+            self.ended_at, self.end_reason = time, reason
+            if reason == "saturated":
+                self.saturated_at = time
             if self.on_saturated is not None:
                 self.on_saturated()
+
+    # -- the run's state, as the stop rules read it (nodes/stop_rules.py RunState) --------
+    def finite_work_left(self, now: float) -> bool:
+        self._advance(now)
+        return self.jobs.finite_work_left()
+
+    def endless(self) -> bool:
+        return self.jobs.endless() or len(self.jobs.specs) < len(self.scenario.users)
+
+    def room_may_return(self, now: float) -> bool:
+        self._advance(now)
+        return self.jobs.arrivals_left() or self.jobs.finishing_running()
+
+    def fits_now(self) -> bool:
+        """Some user's next task fits on some server now."""
+        return bool(self.ledger.fits_anywhere().any())
+
+    def runnable_now(self) -> bool:
+        """Some user's next task fits now where it may run: anywhere, or on a server that
+        holds it when its copies are held (probes)."""
+        ledger = self.ledger
+        eligible = ledger.fits_anywhere()
+        if not eligible.any():
+            return False
+        if not self.holders:
+            return True
+        for i in np.flatnonzero(eligible):
+            user = ledger.user_ids[i]
+            held = self.holders.get((user, self.current.get(user, -1)))
+            if not held or any(ledger.fits_on(int(i), ledger.server_index[s]) for s in held if s in ledger.server_index):
+                return True
+        return False
+
+    def sample(self, now: float) -> None:
+        """Take the samples due by ``now`` (model/timeline.py)."""
+        if self.timeline is not None and self.timeline.due(now):
+            self._advance(now)
+            ledger = self.ledger
+            used, cap = ledger.used.sum(axis=0), ledger.capacity.sum(axis=0)
+            util = np.where(cap > 0, used / np.where(cap > 0, cap, 1.0), 0.0)
+            self.timeline.sample(now, util, int(ledger.tasks.sum()))
 
     def _on_submitted(self, user: str, time: float, f: dict[str, Any]) -> None:
         if not self._track(user, f["task_id"]):
@@ -143,6 +250,10 @@ class Collector:
         if old is not None:
             self.holders.pop((user, old), None)
         self.current[user] = f["task_id"]
+        if "job" in f and user in self.jobs.work:
+            self._advance(time)
+            self.jobs.submitted(user, f["task_id"], int(f["job"]), int(f["index"]))
+            self._follow(user)
 
     def _on_held(self, server: str, time: float, f: dict[str, Any]) -> None:
         key = (f["user"], f["task_id"])
@@ -196,6 +307,9 @@ class Collector:
         if u is None or s is None:
             self.violations.append(f"t={time:.6f}: allocation of unknown user {user!r} or server {server!r}")
             return
+        tracked = user in self.jobs.work
+        if tracked:
+            self._advance(time)
         shares = ledger.shares()
         eligible = ledger.fits_anywhere()
         g_min = float(shares[eligible].min()) if eligible.any() else float(shares[u])
@@ -203,7 +317,20 @@ class Collector:
         record = AllocationRecord(time, user, task_id, server, g_u, g_min)
         if self.on_allocation is not None:
             self.on_allocation(record)  # before the ledger counts it: the shares the record compares
-        ledger.allocate(u, s, check=False)
+        if tracked:
+            job = self.jobs.next_job(user)
+            ref = self.jobs.started(user, task_id, server, time)
+            if ref is None or job is None:
+                self.violations.append(f"t={time:.6f}: task {task_id} of {user} started on {server} with nothing of its pending")
+                ledger.allocate(u, s, check=False)
+            else:
+                spec = self.jobs.work[user].specs[ref.job]
+                if not spec.constraint.unconstrained and not spec.constraint.admits(server, self.scenario.servers[s].attribute_map):
+                    self.violations.append(f"t={time:.6f}: task {task_id} of {user} (job {spec.id!r}) on {server}, which its constraint does not admit")
+                ledger.allocate(u, s, check=False, demand=spec.demand)
+                self._follow(user, u)
+        else:
+            ledger.allocate(u, s, check=False)
         if ledger.over_capacity(s):
             self.violations.append(f"t={time:.6f}: server {server} over capacity after task {task_id} of {user}: used {ledger.used[s].tolist()} > capacity {ledger.capacity[s].tolist()}")
         self.allocations.append(record)
@@ -211,8 +338,46 @@ class Collector:
         t0 = self.submitted_at.pop(key, None)
         if t0 is not None:
             self.latencies.append(time - t0)
-        if not ledger.fits_anywhere().any():
-            self._saturate(time)
+        self._shares_changed(time)
+        self._judge(time)
+
+    def _on_finished(self, server: str, time: float, f: dict[str, Any]) -> None:
+        """A task ended on ``server``: its resources are free again."""
+        user, task_id = f["user"], f["task_id"]
+        if user not in self.jobs.work:
+            self.violations.append(f"t={time:.6f}: task {task_id} of {user} ended on {server}, but {user}'s tasks never end")
+            return
+        self._advance(time)
+        r, problem = self.jobs.finished(user, task_id, time)
+        if problem is not None:
+            self.violations.append(f"t={time:.6f}: {problem}")
+        if r is None:
+            return
+        if r.server != server:
+            self.violations.append(f"t={time:.6f}: task {task_id} of {user} ended on {server} but ran on {r.server}")
+        ledger = self.ledger
+        u, s = ledger.user_index[user], ledger.server_index[r.server]
+        ledger.release(u, s, self.jobs.work[user].specs[r.ref.job].demand)
+        self._follow(user, u)
+        self._shares_changed(time)
+        self._judge(time)
+
+    def _on_task_lost(self, user: str, time: float, f: dict[str, Any]) -> None:
+        """A task of ``user`` will not finish where it went (its server died): pending
+        again, its resources (if it ran) freed with the server."""
+        self.counters["task_lost"] = self.counters.get("task_lost", 0) + 1
+        if user in self.jobs.work:
+            self._advance(time)
+            self._lose(user, f["task_id"], time)
+
+    def _lose(self, user: str, task_id: int, time: float) -> None:
+        r = self.jobs.lost(user, task_id)
+        ledger = self.ledger
+        u = ledger.user_index[user]
+        if r is not None:
+            ledger.release(u, ledger.server_index[r.server], self.jobs.work[user].specs[r.ref.job].demand)
+            self._shares_changed(time)
+        self._follow(user, u)
 
     def excess_over_minimum(self) -> np.ndarray:
         """Per allocation: how far above the lowest eligible share its user's share was,
@@ -225,14 +390,17 @@ class Collector:
 
     def retire_servers(self, servers: list[str], time: float) -> None:
         """Servers that went down (network mode): nothing fits on them any more, so
-        saturation is judged on the remaining ones; their tasks stay counted."""
+        saturation is judged on the remaining ones; the thesis's tasks on them stay
+        counted, a job's are lost (pending again: their users run them elsewhere)."""
+        self._servers_down.update(servers)
+        for key in self.jobs.running_on(set(servers)):
+            self._lose(*key, time)
         for server in servers:
             s = self.ledger.server_index.get(server)
             if s is not None:
                 self.ledger.retire(s)
         self.counters["servers_down"] = self.counters.get("servers_down", 0) + len(servers)
-        if not self.ledger.fits_anywhere().any():
-            self._saturate(time)
+        self._judge(time)
 
     def accepted_not_allocated_on(self, servers: set[str]) -> int:
         """Tasks whose users accepted a placement on one of ``servers`` and that never
@@ -251,3 +419,11 @@ class Collector:
         for key, servers in self.accepted.items():
             if len(servers) > 1:
                 self.violations.append(f"task {key[1]} of {key[0]} accepted {len(servers)} times: {servers}")
+        if self.end_reason == "drained":
+            for user, left in self.jobs.unfinished().items():
+                self.violations.append(f"drained, but {left} task(s) of {user}'s finite jobs did not run to completion")
+
+    # -- what it measured (jobs) -------------------------------------------------------
+    def time_averaged_shares(self, end: float) -> np.ndarray | None:
+        """Each user's (weighted) share averaged over the run (None without a timeline)."""
+        return None if self.timeline is None else self.timeline.averages(end)

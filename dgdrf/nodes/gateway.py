@@ -1,25 +1,45 @@
 """The Gateway actor: redirects users to a server chosen by the policy's routing
 (thesis ch. 4): the central server, a server picked uniformly at random for every task
 (probes, 4.2), or a fixed home server per user (DDRF, DGDRF, PDGDRF, 4.3-4.5). It learns
-the servers from their RegisterServer messages, and forgets those reported down
-(MemberDown), moving their users to a new home."""
+the servers from their RegisterServer messages (capacity and attributes), and forgets
+those reported down (MemberDown), moving their users to a new home. A task picked a
+random server for (probes) goes to one whose capacity can hold it and whose attributes
+its constraint admits, when its ServerRequest says what it needs (a task with traits)."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
+from dgdrf.model.constraints import UNCONSTRAINED, Constraint
+from dgdrf.model.resources import FIT_TOLERANCE
 from dgdrf.nodes.protocol import HomeMoved, MemberDown, RegisterServer, Registered, ServerReply, ServerRequest
 from dgdrf.runtime.actor import Actor
+
+
+@dataclass(frozen=True)
+class Need:
+    """What a task needs of the server it goes to: room for ``demand`` when the server is
+    empty, and a server ``constraint`` admits."""
+
+    demand: tuple[float, ...]
+    constraint: Constraint = UNCONSTRAINED
+
+    def met_by(self, server: str, capacity: Sequence[float], attributes: Mapping[str, Any]) -> bool:
+        if len(capacity) != len(self.demand) or any(d > c + FIT_TOLERANCE * max(c, 1.0) for d, c in zip(self.demand, capacity)):
+            return False
+        return self.constraint.admits(server, attributes)
 
 
 class Routing(Protocol):
     """How a gateway picks the server a user's task goes to (the policy decides)."""
 
-    def add_server(self, server: str) -> None: ...
+    def add_server(self, server: str, capacity: Sequence[float] = (), attributes: Mapping[str, Any] | None = None) -> None: ...
 
-    def route(self, user: str, rng: np.random.Generator) -> str | None: ...
+    def route(self, user: str, rng: np.random.Generator, need: Need | None = None) -> str | None: ...
 
     def remove_server(self, server: str) -> list[str]:
         """Forget a server that went down; the users whose home it was."""
@@ -32,10 +52,10 @@ class FixedRouting:
     def __init__(self, server: str) -> None:
         self.server = server
 
-    def add_server(self, server: str) -> None:
+    def add_server(self, server: str, capacity: Sequence[float] = (), attributes: Mapping[str, Any] | None = None) -> None:
         pass
 
-    def route(self, user: str, rng: np.random.Generator) -> str | None:
+    def route(self, user: str, rng: np.random.Generator, need: Need | None = None) -> str | None:
         return self.server
 
     def remove_server(self, server: str) -> list[str]:
@@ -43,21 +63,28 @@ class FixedRouting:
 
 
 class RandomRouting:
-    """A server uniformly at random for every task (thesis 4.2)."""
+    """A server uniformly at random for every task (thesis 4.2); for a task that says
+    what it needs, uniformly among the servers that meet it."""
 
     def __init__(self) -> None:
         self.servers: list[str] = []
+        self.known: dict[str, tuple[tuple[float, ...], dict[str, Any]]] = {}  # server -> (capacity, attributes)
 
-    def add_server(self, server: str) -> None:
+    def add_server(self, server: str, capacity: Sequence[float] = (), attributes: Mapping[str, Any] | None = None) -> None:
         if server not in self.servers:
             self.servers.append(server)
+            self.known[server] = (tuple(capacity), dict(attributes or {}))
 
-    def route(self, user: str, rng: np.random.Generator) -> str | None:
-        return self.servers[int(rng.integers(len(self.servers)))] if self.servers else None
+    def route(self, user: str, rng: np.random.Generator, need: Need | None = None) -> str | None:
+        servers = self.servers
+        if need is not None:
+            servers = [s for s in servers if need.met_by(s, *self.known[s])]
+        return servers[int(rng.integers(len(servers)))] if servers else None
 
     def remove_server(self, server: str) -> list[str]:
         if server in self.servers:
             self.servers.remove(server)
+            self.known.pop(server, None)
         return []
 
 
@@ -68,10 +95,10 @@ class HomeRouting(RandomRouting):
         super().__init__()
         self.home: dict[str, str] = {}
 
-    def route(self, user: str, rng: np.random.Generator) -> str | None:
+    def route(self, user: str, rng: np.random.Generator, need: Need | None = None) -> str | None:
         home = self.home.get(user)
         if home is None:
-            home = super().route(user, rng)
+            home = super().route(user, rng)  # any server: a home walks what it cannot run
             if home is not None:
                 self.home[user] = home
         return home
@@ -90,14 +117,14 @@ class Gateway(Actor):
     def __init__(self, address: str, routing: Routing) -> None:
         super().__init__(address)
         self.routing = routing
-        self._waiting: list[tuple[str, int]] = []
+        self._waiting: list[tuple[str, int, Need | None]] = []
 
     def on_RegisterServer(self, src: str, msg: RegisterServer) -> None:
         self.send(src, Registered())
-        self.routing.add_server(src)
+        self.routing.add_server(src, msg.capacity, msg.attributes)
         waiting, self._waiting = self._waiting, []
-        for user, task_id in waiting:
-            self._answer(user, task_id)
+        for user, task_id, need in waiting:
+            self._answer(user, task_id, need)
 
     def on_MemberDown(self, src: str, msg: MemberDown) -> None:
         """Re-home the users of servers that went down (network mode, thesis 6: churn).
@@ -112,11 +139,12 @@ class Gateway(Actor):
                 self.send(user, HomeMoved(server, new))
 
     def on_ServerRequest(self, src: str, msg: ServerRequest) -> None:
-        self._answer(src, msg.task_id)
+        need = Need(tuple(msg.demand), Constraint.from_wire(msg.eligible, msg.requires)) if msg.demand else None
+        self._answer(src, msg.task_id, need)
 
-    def _answer(self, user: str, task_id: int) -> None:
-        server = self.routing.route(user, self.rng)
-        if server is None:  # no server known yet: answer when one registers
-            self._waiting.append((user, task_id))
+    def _answer(self, user: str, task_id: int, need: Need | None = None) -> None:
+        server = self.routing.route(user, self.rng, need)
+        if server is None:  # no server (that can run it) known yet: answer when one registers
+            self._waiting.append((user, task_id, need))
         else:
             self.send(user, ServerReply(task_id, server))

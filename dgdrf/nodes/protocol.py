@@ -13,11 +13,24 @@ until it comes, and every handler recognises a repeat. A proposal carries its pr
 reference number (``ref``), echoed by Accept, Decline and Withdrawn, so that an answer to
 an older proposal of the same task is never taken for an answer to the current one.
 
+Tasks that finish (jobs, dgdrf/model/workload.py): the resource node that runs a task
+tells the task's user, and the central scheduler that ordered it, when it ends
+(TaskFinished, sent again until each acknowledges with TaskFinishedAck); a user with
+nothing pending tells the server its tasks go to (Idle, acknowledged by IdleNoted), so
+that a scheduler stops waiting for its next task. A task's weight, duration, constraint
+and job travel as optional trailing fields (dgdrf/runtime/messages.py), which a task of
+the thesis's world leaves out: its frames are what they always were.
+
 Vectors travel as lists of floats; ids as strings. Tags 1-19 belong to this protocol.
 """
 
 from __future__ import annotations
 
+from dataclasses import field
+from typing import Any
+
+from dgdrf.model.constraints import Constraint
+from dgdrf.model.workload import CLASSIC, TaskTraits
 from dgdrf.runtime.messages import Message, message
 from dgdrf.runtime.roles import BOOTSTRAP, GATEWAY, SERVER, USER
 
@@ -39,9 +52,14 @@ PROPOSAL_TIMEOUT_S = 2.0
 
 @message(1, senders=(USER,), cost="allocation")
 class ServerRequest(Message):
-    """User -> gateway: where should my next task go?"""
+    """User -> gateway: where should my next task go? A constrained task says what it
+    needs (its demand and constraint), so that a gateway that picks a server per task
+    (probes) picks one that can run it."""
 
     task_id: int
+    demand: list[float] = field(default_factory=list)
+    eligible: list[str] = field(default_factory=list)
+    requires: dict[str, Any] = field(default_factory=dict)
 
 
 @message(2, senders=(GATEWAY,), cost="allocation")
@@ -54,12 +72,29 @@ class ServerReply(Message):
 
 @message(3, senders=(USER,), cost="allocation")
 class TaskRequest(Message):
-    """User -> server: one task (alg. 3: user, id, demand, dominant share)."""
+    """User -> server: one task (alg. 3: user, id, demand, dominant share; the share is
+    weighted, G_i / w_i), and its traits (:meth:`traits`): the user's weight, the task's
+    duration (0: until the run ends), its constraint, its job's arrival and sequence."""
 
     user: str
     task_id: int
     demand: list[float]
     dominant_share: float
+    weight: float = 1.0
+    duration: float = 0.0
+    eligible: list[str] = field(default_factory=list)
+    requires: dict[str, Any] = field(default_factory=dict)
+    arrival: float = 0.0
+    job: int = 0
+
+    def traits(self) -> TaskTraits:
+        return task_traits(self.weight, self.duration, self.eligible, self.requires, self.arrival, self.job)
+
+    @property
+    def extended(self) -> bool:
+        """Whether the task has traits (a job's, a weight, a constraint): the thesis's
+        task has none, and is handled exactly as it always was."""
+        return bool(self.job or self.duration or self.weight != 1.0 or self.eligible or self.requires)
 
 
 @message(4, senders=(SERVER,), cost="allocation")
@@ -91,12 +126,15 @@ class Decline(Message):
 
 @message(7, senders=(SERVER,), cost="allocation")
 class Allocate(Message):
-    """Scheduler -> resource node: start this task of ``user`` on you."""
+    """Scheduler -> resource node: start this task of ``user`` on you (for ``duration``
+    seconds, 0: until the run ends; ``gain``: the weighted share it gives its user)."""
 
     user: str
     task_id: int
     demand: list[float]
     dominant_share: float
+    duration: float = 0.0
+    gain: float = 0.0
 
 
 @message(8, senders=(SERVER,), cost="allocation")
@@ -109,18 +147,23 @@ class AllocateRejected(Message):
 
 @message(9, senders=(SERVER,), cost="allocation")
 class TaskAllocated(Message):
-    """Resource node -> user: task ``task_id`` runs; your new global dominant share."""
+    """Resource node -> user: task ``task_id`` runs; your new global dominant share; and
+    for a task with traits, the weighted share it adds (``gain``), which the user takes
+    off again when it finishes or is lost."""
 
     task_id: int
     server: str
     dominant_share: float
+    gain: float = 0.0
 
 
 @message(10, senders=(SERVER,), cost="allocation")
 class RegisterServer(Message):
-    """Resource node -> scheduler: I exist, with this capacity vector."""
+    """Resource node -> scheduler: I exist, with this capacity vector (and these
+    attributes, which placement constraints match)."""
 
     capacity: list[float]
+    attributes: dict[str, Any] = field(default_factory=dict)
 
 
 @message(11, senders=(BOOTSTRAP,), max_frame=1 << 20)
@@ -158,3 +201,50 @@ class TaskQueued(Message):
 @message(15, senders=(SERVER, GATEWAY))
 class Registered(Message):
     """Scheduler or gateway -> resource node: your RegisterServer arrived."""
+
+
+@message(16, senders=(SERVER,), cost="allocation")
+class TaskFinished(Message):
+    """Resource node -> user, and -> the central scheduler that ordered it: task
+    ``task_id`` of ``user`` ended and its resources are free (sent again every RETRY_S
+    until acknowledged)."""
+
+    user: str
+    task_id: int
+
+
+@message(17, senders=(USER, SERVER), cost="allocation")
+class TaskFinishedAck(Message):
+    """User or scheduler -> resource node: your TaskFinished arrived."""
+
+    user: str
+    task_id: int
+
+
+@message(18, senders=(USER,), cost="allocation")
+class Idle(Message):
+    """User -> the server its tasks go to: nothing of mine is pending now (my tasks
+    before ``task_id`` are placed); do not wait for my next task (sent again until
+    IdleNoted). A TaskRequest ends it."""
+
+    task_id: int
+
+
+@message(19, senders=(SERVER,), cost="allocation")
+class IdleNoted(Message):
+    """Server -> user: your Idle arrived."""
+
+    task_id: int
+
+
+def task_traits(weight: float, duration: float, eligible: list[str], requires: dict[str, Any], arrival: float, job: int) -> TaskTraits:
+    """A task's traits from its message fields (the thesis's task: :data:`CLASSIC`)."""
+    if job == 0 and weight == 1.0 and duration == 0.0 and not eligible and not requires:
+        return CLASSIC
+    return TaskTraits(weight, duration, Constraint.from_wire(eligible, requires), arrival, job)
+
+
+def trait_fields(traits: TaskTraits) -> tuple[float, float, list[str], dict[str, Any], float, int]:
+    """The message fields of ``traits`` (weight, duration, eligible, requires, arrival, job)."""
+    c = traits.constraint
+    return traits.weight, traits.duration, c.wire_eligible(), c.wire_requires(), traits.arrival, traits.job

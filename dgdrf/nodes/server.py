@@ -5,16 +5,24 @@ It owns a capacity vector c_l and the tasks running on it, starts a task only if
 calling their ``on_tick`` every allocation tick (thesis 1.5.8, default 100 ms) from
 ``first_tick`` on. Capacity can be held back for a proposal the user has not answered
 yet (:meth:`reserve`), so two proposals never promise the same resources.
+
+A task with a duration ends after it (dgdrf/model/workload.py): the server frees its
+resources, reports it, tells the roles it hosts (a scheduler placing tasks here sees the
+room come back) and tells the task's user and the central scheduler that ordered it
+(TaskFinished, sent again every ``retry`` seconds until each acknowledges). A server has
+attributes, which the placement constraints of tasks match (:meth:`admits`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
+from dgdrf.model.constraints import Constraint
 from dgdrf.model.resources import FIT_TOLERANCE
-from dgdrf.nodes.protocol import Allocate, AllocateRejected, TaskAllocated
+from dgdrf.nodes.protocol import RETRY_S, Allocate, AllocateRejected, TaskAllocated, TaskFinished, TaskFinishedAck
 from dgdrf.nodes.ticking import TickingRole
 from dgdrf.runtime.actor import Actor
 
@@ -28,8 +36,10 @@ class Server(Actor):
     numpy's call overhead was most of the cost). ``capacity``, ``used`` and ``free``
     read as numpy vectors."""
 
-    def __init__(self, address: str, capacity: Sequence[float], tick: float = 0.1, first_tick: float | None = None) -> None:
+    def __init__(self, address: str, capacity: Sequence[float], tick: float = 0.1, first_tick: float | None = None, attributes: Mapping[str, Any] | None = None, retry: float = RETRY_S) -> None:
         super().__init__(address)
+        self.attributes: dict[str, Any] = dict(attributes or {})
+        self.retry = retry
         self.capacity = np.asarray(capacity, dtype=np.float64)
         self._cap = [float(c) for c in self.capacity]
         self._used = [0.0] * len(self._cap)  # running + reserved
@@ -38,7 +48,18 @@ class Server(Actor):
         self.first_tick = tick if first_tick is None else first_tick
         self.running: dict[tuple[str, int], list[float]] = {}
         self.reserved: dict[tuple[str, int], list[float]] = {}
+        #: the weighted share each running task with traits gave its user (TaskAllocated's gain)
+        self.gains: dict[tuple[str, int], float] = {}
+        #: tasks that ran here and ended (a repeated order of one is not run again)
+        self.finished: set[tuple[str, int]] = set()
+        #: (user, task) -> the members whose TaskFinishedAck is awaited
+        self._unacked: dict[tuple[str, int], list[str]] = {}
+        #: what hosted roles want to hear when a task ends here (user, task id)
+        self.on_finished: list[Callable[[str, int], None]] = []
 
+    def admits(self, constraint: Constraint) -> bool:
+        """Whether a task with ``constraint`` may run here (its ids and my attributes)."""
+        return constraint.unconstrained or constraint.admits(self.address, self.attributes)
     @property
     def used(self) -> np.ndarray:
         return np.asarray(self._used, dtype=np.float64)
@@ -102,15 +123,20 @@ class Server(Actor):
         self._add(d, -1.0)
         return True
 
-    def start_task(self, user: str, task_id: int, demand: Sequence[float], dominant_share: float) -> bool:
-        """Run a task (from its reservation, or checking the fit now) and tell its user.
-        A task already running here is not started again: the order was repeated (its
-        TaskAllocated was lost and the user's Accept sent again), so the user is told
-        again."""
+    def start_task(self, user: str, task_id: int, demand: Sequence[float], dominant_share: float, duration: float = 0.0, gain: float = 0.0, scheduler: str | None = None) -> bool:
+        """Run a task (from its reservation, or checking the fit now) and tell its user;
+        with a ``duration`` it ends after that many seconds (and ``scheduler``, the member
+        that ordered it, if one did, hears so too). A task already running here, or run here and
+        ended, is not started again: the order was repeated (its TaskAllocated was lost and
+        the user's Accept sent again), so the user is told again (an ended one: its
+        TaskFinished, sent until acknowledged, tells the user)."""
         key = (user, task_id)
         if key in self.running:
             self.report("repeated_start", user=user, task_id=task_id)
-            self.send(user, TaskAllocated(task_id, self.address, dominant_share))
+            self.send(user, TaskAllocated(task_id, self.address, dominant_share, self.gains.get(key, 0.0)))
+            return True
+        if key in self.finished:
+            self.report("repeated_start", user=user, task_id=task_id)
             return True
         d = self.reserved.pop(key, None)
         if d is None:
@@ -120,11 +146,51 @@ class Server(Actor):
             d = [float(x) for x in demand]
             self._add(d, 1.0)
         self.running[key] = d
+        if gain:
+            self.gains[key] = gain
         self.report("allocated", user=user, task_id=task_id, demand=list(demand))
-        self.send(user, TaskAllocated(task_id, self.address, dominant_share))
+        self.send(user, TaskAllocated(task_id, self.address, dominant_share, gain))
+        if duration > 0:
+            self.after(duration, self._finish, user, task_id, scheduler)
         return True
+
+    def _finish(self, user: str, task_id: int, scheduler: str | None) -> None:
+        """The task's duration is over: free its resources and tell who must know."""
+        key = (user, task_id)
+        d = self.running.pop(key, None)
+        if d is None:
+            return
+        self._add(d, -1.0)
+        self.gains.pop(key, None)
+        self.finished.add(key)
+        self.report("finished", user=user, task_id=task_id)
+        for hook in self.on_finished:
+            hook(user, task_id)
+        recipients = [user] if scheduler is None else [user, scheduler]  # the scheduler may be this node: a message as its Allocate was
+        self._unacked[key] = recipients
+        for member in recipients:
+            self.send(member, TaskFinished(user, task_id))
+        self.after(self.retry, self._notify_again, key)
+
+    def _notify_again(self, key: tuple[str, int]) -> None:
+        waiting = self._unacked.get(key)
+        if not waiting:
+            return
+        self.report("retransmitted", step="finished")
+        for member in waiting:
+            self.send(member, TaskFinished(*key))
+        self.after(self.retry, self._notify_again, key)
+
+    def on_TaskFinishedAck(self, src: str, msg: TaskFinishedAck) -> None:
+        key = (msg.user, msg.task_id)
+        waiting = self._unacked.get(key)
+        if waiting is not None and src in waiting:
+            waiting.remove(src)
+            if not waiting:
+                del self._unacked[key]
 
     def on_Allocate(self, src: str, msg: Allocate) -> None:
         """A central scheduler's order (thesis 4.1)."""
-        if not self.start_task(msg.user, msg.task_id, msg.demand, msg.dominant_share):
+        if not self.start_task(msg.user, msg.task_id, msg.demand, msg.dominant_share, msg.duration, msg.gain, scheduler=src):
             self.send(src, AllocateRejected(msg.user, msg.task_id))
+

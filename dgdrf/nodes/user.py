@@ -1,48 +1,93 @@
-"""The User actor: thesis algorithm 3, made to survive lost and repeated messages.
+"""The User actor: thesis algorithm 3, made to survive lost and repeated messages, and
+to serve jobs that arrive and finish.
 
-A user submits an endless stream of identical tasks, one at a time: ask the gateway for
-a server, send the task there, accept exactly one proposal per task id (any other is
-declined), and when told the task runs, start over with the next task id. Its global
-dominant share is what the allocating side last told it (it travels with each task).
+A user submits its tasks one at a time: ask the gateway for a server, send the task
+there, accept exactly one proposal per task id (any other is declined), and when told
+the task runs, start over with the next task id. Its global dominant share is what the
+allocating side last told it (it travels with each task).
+
+The thesis's user (:attr:`~dgdrf.model.scenario.UserSpec.classic`) has one endless job
+whose tasks never end: its next task is always there, and its messages are what they
+always were. A user with jobs (dgdrf/model/workload.py) takes its next task from its
+:class:`~dgdrf.model.workload.UserWorkload`: the pending task of its earliest job. A job's
+tasks become pending when it arrives (its arrival, counted from the start of allocation
+and divided by the run's time scale); with nothing pending the user goes *idle* and tells
+the server its tasks go to (Idle), so a scheduler does not wait for a task that is not
+coming; a new job ends it. Its share is then the sum of what each running task adds
+(TaskAllocated's ``gain``: max_r D_r / C_r divided by its weight, as the placing server
+computed it), taken off when the task ends (TaskFinished from the server that ran it) or
+is lost with a server that went down (the task is pending again, and counted as
+``task_lost``). A share that drops while the user's task waits at a server is sent there
+again (the TaskRequest repeated, which updates the waiting task's share).
 
 Alg. 3 assumes every message arrives. Here each step that waits for an answer sends
 again every ``retry`` seconds until the answer comes (:meth:`User._retransmit`): the
 ServerRequest until the gateway's ServerReply, the TaskRequest until the server says it
 holds the task (TaskQueued) or proposes it, the Accept until the task runs
-(TaskAllocated) or the proposer says its proposal no longer stands (Withdrawn). Proposals
-carry the proposer's reference, so a repeated proposal is answered as the first was and a
-late message about an older one changes nothing. Without loss every answer comes within
-a few latencies, so no step is ever sent twice.
+(TaskAllocated) or the proposer says its proposal no longer stands (Withdrawn), the Idle
+until IdleNoted. Proposals carry the proposer's reference, so a repeated proposal is
+answered as the first was and a late message about an older one changes nothing.
+Without loss every answer comes within a few latencies, so no step is ever sent twice.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+from dgdrf.model.workload import CLASSIC, Durations, JobSpec, TaskRef, TaskTraits, UserWorkload
 from dgdrf.nodes.protocol import (
     RETRY_S,
     Accept,
     Decline,
     HomeMoved,
+    Idle,
+    IdleNoted,
     MemberDown,
     Proposal,
     ServerReply,
     ServerRequest,
     TaskAllocated,
+    TaskFinished,
+    TaskFinishedAck,
     TaskQueued,
     TaskRequest,
     Withdrawn,
+    trait_fields,
 )
 from dgdrf.runtime.actor import Actor
 
-#: what the current task waits for (the step :meth:`User._retransmit` repeats)
-ASKING, SUBMITTED, QUEUED, ACCEPTED = "asking", "submitted", "queued", "accepted"
+#: what the current task waits for (the step :meth:`User._retransmit` repeats); IDLE:
+#: there is no current task (nothing pending)
+ASKING, SUBMITTED, QUEUED, ACCEPTED, IDLE = "asking", "submitted", "queued", "accepted", "idle"
+
+
+@dataclass(frozen=True)
+class UserJobs:
+    """What a user with jobs is given: its jobs, weight and durations, each job's
+    sequence number in the scenario (FIFO's order), when allocation starts (arrivals
+    count from then) and the run's time scale (arrivals are divided by it; durations
+    come divided already)."""
+
+    jobs: tuple[JobSpec, ...]
+    weight: float
+    durations: Durations
+    sequence: tuple[int, ...]
+    start: float = 0.0
+    time_scale: float = 1.0
+
+
+@dataclass
+class _Running:
+    ref: TaskRef
+    server: str
+    gain: float
 
 
 class User(Actor):
-    """One user i with demand vector D_i (thesis 3.1, alg. 3)."""
+    """One user i with demand vector D_i (thesis 3.1, alg. 3), or with jobs."""
 
-    def __init__(self, address: str, demand: Sequence[float], gateway: str, start_delay: float = 0.0, retry: float = RETRY_S) -> None:
+    def __init__(self, address: str, demand: Sequence[float], gateway: str, start_delay: float = 0.0, retry: float = RETRY_S, jobs: UserJobs | None = None) -> None:
         super().__init__(address)
         self.start_delay = start_delay
         self.retry = retry
@@ -58,9 +103,21 @@ class User(Actor):
         self.accepted_server = ""  # the server that accepted placement runs on (a central scheduler proposes for another)
         self.down: set[str] = set()  # servers reported down (MemberDown, network mode)
         self._epoch = 0  # bumped at every step, so that a step's pending retransmission lapses
+        # jobs (None: the thesis's user)
+        self.jobs = jobs
+        self.workload = UserWorkload(jobs.jobs) if jobs is not None else None
+        self.current: TaskRef | None = None  # the task being placed now (jobs)
+        self.traits: TaskTraits = CLASSIC
+        self.tasks_running: dict[int, _Running] = {}  # task id -> where it runs (jobs)
+        if jobs is not None:
+            self.state = IDLE
 
     def on_start(self) -> None:
-        if self.start_delay > 0:
+        if self.jobs is not None:
+            for arrival, job in self.workload.arrivals():  # type: ignore[union-attr]
+                at = max(self.start_delay, self.jobs.start + arrival / self.jobs.time_scale)
+                self.after(at, self._arrive, job)
+        elif self.start_delay > 0:
             self.after(self.start_delay, self._request_server)
         else:
             self._request_server()
@@ -84,14 +141,28 @@ class User(Actor):
 
     def _send_step(self) -> None:
         if self.state == ASKING:
-            self.send(self.gateway, ServerRequest(self.task_id))
+            if self.traits is CLASSIC:
+                self.send(self.gateway, ServerRequest(self.task_id))
+            else:
+                c = self.traits.constraint
+                self.send(self.gateway, ServerRequest(self.task_id, self.demand, c.wire_eligible(), c.wire_requires()))
         elif self.state == SUBMITTED:
-            self.send(self.sent_to, TaskRequest(self.address, self.task_id, self.demand, self.dominant_share))
+            self.send(self.sent_to, self._task_request())
         elif self.state == ACCEPTED:
             self.send(self.accepted_from, Accept(self.task_id, self.accepted_ref))
+        elif self.state == IDLE:
+            self.send(self.sent_to, Idle(self.task_id))
+
+    def _task_request(self) -> TaskRequest:
+        if self.traits is CLASSIC:
+            return TaskRequest(self.address, self.task_id, self.demand, self.dominant_share)
+        return TaskRequest(self.address, self.task_id, self.demand, self.dominant_share, *trait_fields(self.traits))
 
     def _request_server(self) -> None:
-        self.report("submitted", task_id=self.task_id)
+        if self.current is None:
+            self.report("submitted", task_id=self.task_id)
+        else:
+            self.report("submitted", task_id=self.task_id, job=self.current.job, index=self.current.index)
         self._step(ASKING)
         self._send_step()
 
@@ -114,10 +185,18 @@ class User(Actor):
 
     def _give_up(self) -> None:
         """The current task's accepted placement was on a server that died, so it never
-        started: count it lost and go on with the next task id."""
+        started: count it lost and go on with the next task id (with jobs: the lost task
+        is pending again, and the next task is taken anew)."""
         self.report("task_lost", task_id=self.task_id, server=self.accepted_server or self.accepted_from)
         self.task_id += 1
-        self.report("submitted", task_id=self.task_id)
+        if self.workload is not None and self.current is not None:
+            self.workload.put_back(self.current, started=False)
+            self._take()
+            if self.current is None:  # cannot be: the task put back is pending
+                return
+            self.report("submitted", task_id=self.task_id, job=self.current.job, index=self.current.index)
+        else:
+            self.report("submitted", task_id=self.task_id)
 
     def _placed(self) -> bool:
         """Whether the current task has an accepted placement (its TaskAllocated pending)."""
@@ -129,6 +208,8 @@ class User(Actor):
         if self.sent_to != msg.old:
             return
         self.sent_to = msg.new
+        if self.state == IDLE:
+            return  # the next task goes to the new home
         if self._placed():
             if self.accepted_from != msg.old:
                 return  # placed elsewhere (random walk): its TaskAllocated will come
@@ -140,10 +221,17 @@ class User(Actor):
         given up, else the user would decline every new proposal of it for ever and under
         DGDRF's strict order its home would hold the whole cluster back. The next task goes
         to the home, unless the home died too: then the gateway names the new one (HomeMoved
-        or ServerReply, in either order). A task held, not yet placed, by a server that
-        died is asked for again."""
+        or ServerRequest, in either order). A task held, not yet placed, by a server that
+        died is asked for again. With jobs, tasks running on them are lost too: pending
+        again, their share given back."""
         gone = set(msg.addresses)
         self.down |= gone
+        if self.workload is not None:
+            self._lose_running(gone)
+        if self.state == IDLE:
+            if self.workload is not None and self.workload.pending():
+                self._next()
+            return
         # the proposer (a walk's server, a home) or, under a central scheduler, the
         # server it ordered the task on
         if self._placed() and (self.accepted_from in gone or self.accepted_server in gone):
@@ -154,6 +242,14 @@ class User(Actor):
                 self._submit()
         elif self.state != ASKING and self.sent_to in gone:
             self._ask_again()
+
+    def _lose_running(self, gone: set[str]) -> None:
+        assert self.workload is not None
+        for task_id in [t for t, r in self.tasks_running.items() if r.server in gone]:
+            r = self.tasks_running.pop(task_id)
+            self.report("task_lost", task_id=task_id, server=r.server)
+            self.workload.put_back(r.ref, started=True)
+            self._drop_share(r.gain)
 
     def _ask_again(self) -> None:
         """The current task's server died before placing it: ask the gateway where it goes
@@ -167,7 +263,7 @@ class User(Actor):
         if self.down and (msg.server in self.down or src in self.down):
             self.send(src, Decline(msg.task_id, msg.ref))  # a placement on a server known dead
             return
-        if msg.task_id == self.task_id and self.state != ACCEPTED:
+        if msg.task_id == self.task_id and self.state not in (ACCEPTED, IDLE):
             self.accepted_from, self.accepted_ref, self.accepted_server = src, msg.ref, msg.server
             self.report("accepted", task_id=msg.task_id, server=msg.server)
             self._step(ACCEPTED)
@@ -190,6 +286,76 @@ class User(Actor):
                 self.report("stray_allocation", task_id=msg.task_id, server=msg.server)
             return  # else a repeat of an earlier task's (our Accept was sent again)
         self.running += 1
-        self.dominant_share = msg.dominant_share
+        if self.workload is None:
+            self.dominant_share = msg.dominant_share
+            self.task_id += 1
+            self._request_server()
+            return
+        assert self.current is not None  # ACCEPTED: a task is being placed
+        self.tasks_running[self.task_id] = _Running(self.current, msg.server, msg.gain)
+        self.workload.start(self.current, self.now())
+        self.dominant_share += msg.gain
         self.task_id += 1
-        self._request_server()
+        self._next()
+
+    # -- jobs ---------------------------------------------------------------------------
+    def _arrive(self, job: int) -> None:
+        assert self.workload is not None
+        self.workload.arrive(job)
+        if self.state == IDLE:
+            self._next()
+
+    def _take(self) -> None:
+        """Take the next pending task as the current one (None: nothing pending)."""
+        assert self.workload is not None and self.jobs is not None
+        ref = self.current = self.workload.take()
+        if ref is None:
+            return
+        spec = self.jobs.jobs[ref.job]
+        self.demand = [float(x) for x in spec.demand]
+        arrival = spec.arrival
+        self.traits = TaskTraits(self.jobs.weight, self.jobs.durations.of(ref), spec.constraint, arrival, self.jobs.sequence[ref.job])
+
+    def _next(self) -> None:
+        """Go on with the next pending task, or go idle (telling the server my tasks went
+        to, so that it does not wait for one)."""
+        self._take()
+        if self.current is not None:
+            self._request_server()
+            return
+        self.state = IDLE
+        self._epoch += 1
+        if self.sent_to:
+            self.after(self.retry, self._retransmit, self._epoch)
+            self._send_step()
+
+    def on_IdleNoted(self, src: str, msg: IdleNoted) -> None:
+        if self.state == IDLE and msg.task_id == self.task_id:
+            self._epoch += 1  # noted: stop sending it
+
+    def on_TaskFinished(self, src: str, msg: TaskFinished) -> None:
+        """A task of mine ended (its server's notice, sent until acknowledged): its share
+        is given back, and a task of mine waiting at a server is sent there again with
+        the lower share. One that ended before its TaskAllocated came (lost) ran all
+        the same: it is taken as placed, then ended."""
+        self.send(src, TaskFinishedAck(msg.user, msg.task_id))
+        if self.workload is None:
+            return
+        r = self.tasks_running.pop(msg.task_id, None)
+        if r is None:
+            if msg.task_id == self.task_id and self.state == ACCEPTED and self.current is not None:
+                self.running += 1
+                self.workload.start(self.current, self.now())
+                self.workload.finish(self.current, self.now())
+                self.task_id += 1
+                self._next()
+            return  # else a repeat
+        self.workload.finish(r.ref, self.now())
+        self._drop_share(r.gain)
+        if self.state in (SUBMITTED, QUEUED):
+            self._submit()
+        elif self.state == IDLE and self.workload.pending():
+            self._next()
+
+    def _drop_share(self, gain: float) -> None:
+        self.dominant_share = max(0.0, self.dominant_share - gain) if self.tasks_running else 0.0

@@ -36,7 +36,7 @@ class AnnounceCapacity(Role):
 
     def _announce(self) -> None:
         if not self.registered:
-            self.actor.send(self.to, RegisterServer(self.actor.capacity.tolist()))
+            self.actor.send(self.to, RegisterServer(self.actor.capacity.tolist(), getattr(self.actor, "attributes", {})))
             self.actor.after(self.retry, self._announce)
 
     def on_Registered(self, src: str, msg: Registered) -> None:

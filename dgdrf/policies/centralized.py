@@ -8,18 +8,29 @@ that fits (``drf``) or the DRFH best-fit server (``drf-bestfit``, thesis 2.1.4),
 oldest waiting task that fits anywhere (``fifo``). The placement is reserved in the
 ledger, proposed to the user, and after the user's Accept the resource node is told to
 start it. One task per tick models the cost of the decision (thesis 4.1).
+
+Jobs (dgdrf/model/workload.py): a task's constraint limits it to the servers it admits
+(known from their registrations' attributes: first fit and best fit look only there);
+shares are weighted (G_i / w_i, weighted DRF); a task that ends is released from the
+ledger when its node says so (TaskFinished); a user with nothing pending (Idle) is
+waited for no longer; and ``fifo`` serves jobs in their arrival order (every waiting
+task of an earlier job before any of a later one, where it fits; ties in the scenario's
+order), the thesis's tasks first, in the order their requests came.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
 from dgdrf.model.ledger import AllocationLedger
 from dgdrf.nodes.gateway import FixedRouting, Routing
-from dgdrf.nodes.protocol import PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Allocate, AllocateRejected, Decline, MemberDown, Registered, RegisterServer, TaskQueued, TaskRequest
+from dgdrf.nodes.protocol import (
+    PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Allocate, AllocateRejected, Decline, Idle, IdleNoted, MemberDown, Registered, RegisterServer, TaskFinished,
+    TaskFinishedAck, TaskQueued, TaskRequest,
+)  # fmt: skip
 from dgdrf.policies.base import AnnounceCapacity, Policy
 from dgdrf.policies.proposals import ProposalHandshake
 from dgdrf.nodes.ticking import TickingRole
@@ -57,8 +68,13 @@ def select_drf_best_fit(ledger: AllocationLedger, pending: dict[str, TaskRequest
 
 
 def select_fifo(ledger: AllocationLedger, pending: dict[str, TaskRequest]) -> tuple[int, int] | None:
-    """FIFO (thesis 4.1): the oldest waiting task that fits somewhere, first-fit."""
-    for user_id in pending:
+    """FIFO (thesis 4.1): the oldest waiting task that fits somewhere, first-fit. Tasks
+    of jobs go by their job's arrival, then its place in the scenario; the thesis's
+    tasks (job 0, arriving at 0) come first, in the order their requests came."""
+    order: Iterable[str] = pending.keys()
+    if any(r.job for r in pending.values()):
+        order = sorted(pending, key=lambda u: (pending[u].arrival, pending[u].job))  # stable: ties in arrival order of the requests
+    for user_id in order:
         user = ledger.user_index[user_id]
         server = ledger.first_fit(user)
         if server is not None:
@@ -98,6 +114,8 @@ class CentralScheduler(TickingRole):
         #: placements proposed and unanswered (``open``), and each user's last ordered (``taken``)
         self.proposals: ProposalHandshake[Placement] = ProposalHandshake(self, self._expired, retry, proposal_timeout)
         self._waiting: tuple[int, float] | None = None  # (user the strict order waits for, since)
+        #: tasks of jobs ordered and running, until they end: (user, task) -> (server, demand)
+        self.running: dict[tuple[str, int], tuple[int, list[float]]] = {}
 
     def on_RegisterServer(self, src: str, msg: RegisterServer) -> None:
         if self.ledger is None:
@@ -106,7 +124,7 @@ class CentralScheduler(TickingRole):
             self.actor.report("bad_message", type="RegisterServer", src=src, reason=f"{len(msg.capacity)} resources, expected {self.ledger.m}")
             return
         if src not in self.ledger.server_index:
-            self.ledger.add_server(src, msg.capacity)
+            self.ledger.add_server(src, msg.capacity, msg.attributes)
         self.actor.send(src, Registered())
 
     def on_MemberDown(self, src: str, msg: MemberDown) -> None:
@@ -121,6 +139,10 @@ class CentralScheduler(TickingRole):
             if proposal.item.server in gone:  # released before the server retires: nothing fits there after
                 self.proposals.withdraw(user, task_id)
                 self._requeue(user, proposal.item)
+        for key, (server, demand) in list(self.running.items()):
+            if server in gone:  # lost with it: its user runs it again
+                del self.running[key]
+                self.ledger.release(self.ledger.user_index[key[0]], server, demand)
         for s in gone:
             self.ledger.retire(s)
 
@@ -131,9 +153,32 @@ class CentralScheduler(TickingRole):
         self.actor.send(msg.user, TaskQueued(msg.task_id))
         if self._known(msg.user, msg.task_id):
             return  # a repeated request
-        self.ledger.add_user(msg.user, msg.demand)
+        if msg.extended:  # a task with traits: the user's next task is this one now
+            traits = msg.traits()
+            user = self.ledger.user_index.get(msg.user)
+            if user is None:
+                self.ledger.add_user(msg.user, msg.demand, traits.weight, traits.constraint)
+            else:
+                self.ledger.set_weight(user, traits.weight)
+                self.ledger.set_task(user, msg.demand, traits.constraint)
+        else:
+            self.ledger.add_user(msg.user, msg.demand)
         self.pending.pop(msg.user, None)
         self.pending[msg.user] = msg
+
+    def on_Idle(self, src: str, msg: Idle) -> None:
+        """The user has nothing pending: it is no one's minimum until its next task."""
+        self.actor.send(src, IdleNoted(msg.task_id))
+        if self.ledger is None or src not in self.ledger.user_index or self._known(src, msg.task_id):
+            return  # unknown, or its next task is here already (the Idle came late)
+        self.ledger.set_task(self.ledger.user_index[src], None)
+
+    def on_TaskFinished(self, src: str, msg: TaskFinished) -> None:
+        """A task this scheduler ordered ended: its resources are free in the ledger."""
+        self.actor.send(src, TaskFinishedAck(msg.user, msg.task_id))
+        done = self.running.pop((msg.user, msg.task_id), None)
+        if done is not None and self.ledger is not None:
+            self.ledger.release(self.ledger.user_index[msg.user], done[0], done[1])
 
     def _known(self, user: str, task_id: int) -> bool:
         """Whether this task (or a later one) of ``user`` is queued, proposed or ordered."""
@@ -179,9 +224,16 @@ class CentralScheduler(TickingRole):
     def _requeue(self, user: str, placement: Placement) -> None:
         """Give a placement's reservation back and queue its task again."""
         assert self.ledger is not None  # a placement was made with it
-        self.ledger.release(self.ledger.user_index[user], placement.server)
+        self._release(user, placement)
         if user not in self.pending:
             self.pending[user] = placement.request
+
+    def _release(self, user: str, placement: Placement) -> None:
+        """Give a placement's reservation back (of its own demand, for a task with traits)."""
+        assert self.ledger is not None  # a placement was made with it
+        request = placement.request
+        demand = request.demand if request.extended else None
+        self.ledger.release(self.ledger.user_index[user], placement.server, demand)
 
     def _expired(self, user: str, task_id: int, placement: Placement) -> None:
         self._requeue(user, placement)
@@ -194,13 +246,20 @@ class CentralScheduler(TickingRole):
     def _order(self, user: str, task_id: int, placement: Placement) -> None:
         assert self.ledger is not None  # a placement was made with it
         u = self.ledger.user_index[user]
-        self.actor.send(self.ledger.server_ids[placement.server], Allocate(user, task_id, placement.request.demand, self.ledger.share(u)))
+        request = placement.request
+        if not request.extended:
+            self.actor.send(self.ledger.server_ids[placement.server], Allocate(user, task_id, request.demand, self.ledger.share(u)))
+            return
+        gain = self.ledger.dominant_share(request.demand) / request.weight
+        if request.duration > 0:
+            self.running[(user, task_id)] = (placement.server, request.demand)
+        self.actor.send(self.ledger.server_ids[placement.server], Allocate(user, task_id, request.demand, self.ledger.share(u), request.duration, gain))
 
     def on_Decline(self, src: str, msg: Decline) -> None:
         placement = self.proposals.decline(src, msg)
         if placement is not None:
             assert self.ledger is not None  # a placement was made with it
-            self.ledger.release(self.ledger.user_index[src], placement.server)
+            self._release(src, placement)
 
     def on_AllocateRejected(self, src: str, msg: AllocateRejected) -> None:
         """The node refused (our view was wrong): undo the reservation, tell the user the
@@ -212,9 +271,10 @@ class CentralScheduler(TickingRole):
         if ordered is None or ordered.task_id != msg.task_id or self.ledger.server_ids[ordered.item.server] != src:
             return  # about an order we no longer hold (a repeat)
         self.proposals.void(msg.user, msg.task_id)
+        self.running.pop((msg.user, msg.task_id), None)
         user, server = self.ledger.user_index[msg.user], self.ledger.server_index[src]
         if self.ledger.placed[user, server] > 0:
-            self.ledger.release(user, server)
+            self._release(msg.user, ordered.item)
         if msg.user not in self.pending:
             self.pending[msg.user] = ordered.item.request
 

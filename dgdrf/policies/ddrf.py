@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from dgdrf.nodes.protocol import MemberDown, TaskQueued, TaskRequest
+from dgdrf.model.workload import CLASSIC, TaskTraits
+from dgdrf.nodes.protocol import Idle, IdleNoted, MemberDown, TaskQueued, TaskRequest
 from dgdrf.overlay.gradient import GradientBase
 from dgdrf.policies.distributed import DistributedPolicy
 from dgdrf.policies.local import HomeUsers, TaskDesk
@@ -32,14 +34,22 @@ from dgdrf.policies.neighbours import FixedNeighbours
 from dgdrf.nodes.ticking import TickingRole
 from dgdrf.runtime.actor import Role
 
+if TYPE_CHECKING:
+    from dgdrf.nodes.server import Server
+
 
 #: how long a user whose task found no room stays out of the competition before its task
-#: is tried again, at first; doubled at every further failure, up to STUCK_MAX_S
+#: is tried again, at first; doubled at every further failure, up to STUCK_MAX_S (tasks
+#: that never end: room found missing stays missing) or STUCK_ENDING_MAX_S (a task with a
+#: duration: tasks end, and room comes back)
 STUCK_FIRST_S = 10.0
 STUCK_MAX_S = 640.0
+STUCK_ENDING_MAX_S = 10.0
 
 
 class HomeScheduler(TickingRole):
+    actor: Server  # hosted by a resource node
+
     """Home-user bookkeeping shared by DDRF, DGDRF and PDGDRF.
 
     Tasks arrive from home users with the share each user reports (alg. 3). While a
@@ -54,7 +64,11 @@ class HomeScheduler(TickingRole):
     capacity that exists now stays: the task is tried again, by a walk in the background
     (the user stays stuck meanwhile), after STUCK_FIRST_S seconds, then after twice as long
     at every further failure (up to STUCK_MAX_S). A run ends when no task fits anywhere,
-    so a task that really fits nowhere costs a few walks' messages.
+    so a task that really fits nowhere costs a few walks' messages. With tasks that end
+    (jobs), room comes back: a stuck task with a duration is tried again at least every
+    STUCK_ENDING_MAX_S, and a task ending on this server makes the stuck home users whose
+    task fits here compete again at once (:meth:`_room_freed`). A home user with nothing
+    pending (Idle) leaves the competition as a stuck one does, until its next task.
 
     A task still out after the desk's ``walk_patience`` (overdue) makes its user stuck in
     the same way: its walk's failure is presumed. Under loss a walk of a task that fits
@@ -69,9 +83,29 @@ class HomeScheduler(TickingRole):
         desk.on_resolved = self._resolved
         desk.on_walk_failed = self._walk_failed
 
+    def setup(self) -> None:
+        hooks = getattr(self.actor, "on_finished", None)  # a resource node's (tests host roles on bare actors)
+        if hooks is not None:
+            hooks.append(self._room_freed)
+
     def on_TaskRequest(self, src: str, msg: TaskRequest) -> None:
         self.actor.send(msg.user, TaskQueued(msg.task_id))
         self.home.submit(msg)
+
+    def on_Idle(self, src: str, msg: Idle) -> None:
+        """A home user with nothing pending leaves the competition (eq. 4.2's minimum)
+        until its next task: else it would hold this server's minimum, and in DGDRF the
+        centre, for a task that is not coming."""
+        self.actor.send(src, IdleNoted(msg.task_id))
+        self.home.idle(src, msg.task_id)
+
+    def _room_freed(self, user: str, task_id: int) -> None:
+        """A task ended on this server: the home users stuck for want of room whose task
+        fits here now compete again (from the next tick, in their order of shares, as
+        DRF takes back a user whose task fits again), rather than at their next retry."""
+        for u in self.home.users.values():
+            if u.stuck and not u.out and u.request is not None and self.actor.fits(u.request.demand) and self.desk.admits(u.request):
+                self.home.unstick(u)
 
     def place_lowest(self, admit: Callable[[float], bool] | None = None) -> bool:
         """Send out the task of the lowest placeable user, if it waits and ``admit``s."""
@@ -84,7 +118,7 @@ class HomeScheduler(TickingRole):
         if self.desk.capacity.total() is None:  # no estimate of C yet (push-sum spreading)
             return False
         req = u.request
-        if not self.desk.place(uid, req.task_id, req.demand, u.share, self.actor.address):
+        if not self.desk.place(uid, req.task_id, req.demand, u.share, self.actor.address, _traits(req)):
             self._stuck(uid, u)  # no room here and nowhere to walk
             return False
         u.out = True
@@ -125,7 +159,8 @@ class HomeScheduler(TickingRole):
 
     def _stuck(self, user: str, u) -> None:
         self.home.mark_stuck(u)
-        u.stuck_for = min(STUCK_MAX_S, 2 * u.stuck_for) if u.stuck_for else STUCK_FIRST_S
+        longest = STUCK_ENDING_MAX_S if u.request.duration > 0 else STUCK_MAX_S
+        u.stuck_for = min(longest, 2 * u.stuck_for) if u.stuck_for else STUCK_FIRST_S
         self.actor.after(u.stuck_for, self._retry_stuck, user, u.request.task_id)
 
     def _retry_stuck(self, user: str, task_id: int) -> None:
@@ -143,11 +178,17 @@ class HomeScheduler(TickingRole):
             self._stuck(user, u)
             return
         req = u.request
-        if not self.desk.place(user, req.task_id, req.demand, u.share, self.actor.address):
+        if not self.desk.place(user, req.task_id, req.demand, u.share, self.actor.address, _traits(req)):
             self._stuck(user, u)
             return
         u.out = True
         self.actor.after(self.desk.walk_patience, self._overdue, user, req.task_id)
+
+
+def _traits(request: TaskRequest) -> TaskTraits:
+    """A request's traits (the thesis's task: the shared CLASSIC, which no field
+    changes, so its walk's messages are what they always were)."""
+    return request.traits() if request.extended else CLASSIC
 
 
 class DdrfScheduler(HomeScheduler):

@@ -104,6 +104,7 @@ class GradientScheduler(HomeScheduler):
         d = self.desk.capacity.task_share(user.request.demand)
         if d is None:
             return False
+        d /= user.request.weight  # weighted DRF: the share the task adds (1: the thesis's)
         sample = self.gradient.sample
         others = [-u for u, _ in sample.values() if math.isfinite(u)]
         if self.gini_overlay and self.gradient.sampler is not None:

@@ -9,6 +9,13 @@ capacity, its home users, its proposals, and the random walk (thesis 4.2-4.5).
   a Decline or silence gives the capacity back, so a proposal that loses a race with
   another server's proposal for the same task never keeps resources; and the random
   walk of a task that does not fit here (4.3).
+
+Jobs (dgdrf/model/workload.py): a task carries its traits (weight, duration, constraint).
+A server proposes only a task its constraint admits here, so a walk passes on over
+servers it may not use, and gives up (WalkFailed, the bounded walk of 4.3) when it finds
+none with room; the share a task adds is its dominant share over its user's weight
+(weighted DRF), and a home ranks its users by their weighted shares. A user with nothing
+pending (Idle) is no one's minimum until its next task comes.
 """
 
 from __future__ import annotations
@@ -23,7 +30,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dgdrf.model.resources import task_dominant_share
-from dgdrf.nodes.protocol import PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Decline, TaskRequest
+from dgdrf.model.workload import CLASSIC, TaskTraits
+from dgdrf.nodes.protocol import PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Decline, TaskRequest, task_traits, trait_fields
 from dgdrf.overlay.sampling import PeerSampling
 from dgdrf.overlay.pushsum import PushSum
 from dgdrf.policies.messages import WalkAck, WalkFailed, WalkTask
@@ -77,6 +85,7 @@ class HomeUser:
     stuck: bool = False  # its task found no room anywhere (walk failed)
     started: int = -1  # the last of its tasks known to run (accepted here)
     stuck_for: float = 0.0  # how long it stays stuck before its task is tried again
+    idle: bool = False  # it said it has nothing pending (Idle): not in the competition
 
 
 class HomeUsers:
@@ -97,16 +106,32 @@ class HomeUsers:
         if u is None:
             self.users[msg.user] = HomeUser(msg.dominant_share, msg)
         elif u.request is not None and msg.task_id <= u.request.task_id:
+            if msg.task_id == u.request.task_id and not u.out and msg.dominant_share != u.share:
+                u.share = msg.dominant_share  # sent again with the share a task that ended lowered
+                self._stale = True
             return False
         else:
             u.share, u.request, u.out = msg.dominant_share, msg, False
-            u.stuck, u.stuck_for = False, 0.0
+            u.stuck, u.stuck_for, u.idle = False, 0.0, False
         self._stale = True
         return True
+
+    def idle(self, user: str, task_id: int) -> None:
+        """``user`` has nothing pending (its tasks before ``task_id`` placed): it leaves
+        the competition until its next task; a late notice changes nothing."""
+        u = self.users.get(user)
+        if u is not None and not u.idle and (u.request is None or u.request.task_id < task_id):
+            u.idle = True
+            self._stale = True
 
     def mark_stuck(self, user: HomeUser) -> None:
         """Its task found no room anywhere: it no longer competes for the minimum."""
         user.stuck = True
+        self._stale = True
+
+    def unstick(self, user: HomeUser) -> None:
+        """Room came back for its task: it competes again (its backoff starts over)."""
+        user.stuck, user.stuck_for = False, 0.0
         self._stale = True
 
     def lowest(self) -> tuple[str, HomeUser] | None:
@@ -114,7 +139,7 @@ class HomeUsers:
         if self._stale:
             best = None
             for uid, u in self.users.items():
-                if u.stuck:
+                if u.stuck or u.idle:
                     continue
                 key = (u.share, tie_break(uid))
                 if best is None or key < best[0]:
@@ -139,11 +164,13 @@ class HomeUsers:
 
 @dataclass
 class Proposed:
-    """A proposal out: its task's demand and the user's share before it; once accepted,
-    the share the task gave the user (``started``: what a repeated start reports)."""
+    """A proposal out: its task's demand, the user's share before it and the task's
+    traits; once accepted, the share the task gave the user (``started``: what a
+    repeated start reports)."""
 
     demand: list[float]
     share: float
+    traits: TaskTraits = CLASSIC
     started: float = 0.0
 
 
@@ -184,30 +211,40 @@ class TaskDesk(Role):
         self.on_resolved: Callable[[str, int, str], None] | None = None
         self.on_walk_failed: Callable[[str, int], None] | None = None
 
-    def propose(self, user: str, task_id: int, demand: list[float], share: float) -> bool:
-        """Reserve capacity and propose; False if it does not fit here."""
+    def admits(self, request: TaskRequest) -> bool:
+        """Whether the task of ``request`` may run on this server (its constraint)."""
+        return not request.extended or self.actor.admits(request.traits().constraint)
+
+    def propose(self, user: str, task_id: int, demand: list[float], share: float, traits: TaskTraits = CLASSIC) -> bool:
+        """Reserve capacity and propose; False if it does not fit here, or its constraint
+        does not admit this server."""
+        if traits is not CLASSIC and not self.actor.admits(traits.constraint):
+            return False
         if not self.actor.reserve(user, task_id, demand):
             return False
-        self.proposals.propose(user, task_id, self.actor.address, Proposed(demand, share))
+        self.proposals.propose(user, task_id, self.actor.address, Proposed(demand, share, traits))
         return True
 
     def _resolve(self, user: str, task_id: int, outcome: str) -> None:
         if self.on_resolved is not None:
             self.on_resolved(user, task_id, outcome)
 
-    def place(self, user: str, task_id: int, demand: list[float], share: float, home: str) -> bool:
+    def place(self, user: str, task_id: int, demand: list[float], share: float, home: str, traits: TaskTraits = CLASSIC) -> bool:
         """Here if it fits, else start a random walk. False if no walk is possible."""
-        if self.propose(user, task_id, demand, share):
+        if self.propose(user, task_id, demand, share, traits):
             return True
         self._walks += 1
-        return self._walk(WalkTask(user, task_id, demand, share, home, self.walk_ttl, self._walks))
+        if traits is CLASSIC:
+            return self._walk(WalkTask(user, task_id, demand, share, home, self.walk_ttl, self._walks))
+        w, dur, elig, req = trait_fields(traits)[:4]
+        return self._walk(WalkTask(user, task_id, demand, share, home, self.walk_ttl, self._walks, w, dur, elig, req))
 
     def _walk(self, msg: WalkTask) -> bool:
         """Pass the task on to a random peer (thesis 4.3), one hop less to go."""
         peer = self.sampler.random_peer() if self.sampler is not None else None
         if peer is None or msg.ttl <= 0:
             return False
-        hop = WalkTask(msg.user, msg.task_id, msg.demand, msg.dominant_share, msg.home, msg.ttl - 1, msg.walk)
+        hop = WalkTask(msg.user, msg.task_id, msg.demand, msg.dominant_share, msg.home, msg.ttl - 1, msg.walk, msg.weight, msg.duration, msg.eligible, msg.requires)
         self._hops[(hop.home, hop.walk, hop.ttl)] = 1
         self.actor.send(peer, hop)
         self.actor.after(self.retry, self._rehop, hop)
@@ -240,7 +277,8 @@ class TaskDesk(Role):
         seen[key] = None
         if len(seen) > _SEEN_HOPS:
             del seen[next(iter(seen))]
-        if self.propose(msg.user, msg.task_id, msg.demand, msg.dominant_share):
+        traits = task_traits(msg.weight, msg.duration, msg.eligible, msg.requires, 0.0, 0)
+        if self.propose(msg.user, msg.task_id, msg.demand, msg.dominant_share, traits):
             return
         if not self._walk(msg):
             self.actor.send(msg.home, WalkFailed(msg.user, msg.task_id))
@@ -258,8 +296,13 @@ class TaskDesk(Role):
             self.actor.start_task(src, msg.task_id, [], p.started)  # runs: tell the user again
             return
         d = self.capacity.task_share(p.demand)
-        p.started = p.share + (d or 0.0)
-        self.actor.start_task(src, msg.task_id, p.demand, p.started)
+        if p.traits is CLASSIC:
+            p.started = p.share + (d or 0.0)
+            self.actor.start_task(src, msg.task_id, p.demand, p.started)
+        else:  # weighted DRF: the task adds its dominant share over its user's weight
+            gain = (d or 0.0) / p.traits.weight
+            p.started = p.share + gain
+            self.actor.start_task(src, msg.task_id, p.demand, p.started, p.traits.duration, gain)
         self._resolve(src, msg.task_id, "accepted")
 
     def on_Decline(self, src: str, msg: Decline) -> None:

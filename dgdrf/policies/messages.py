@@ -2,23 +2,32 @@
 
 from __future__ import annotations
 
+from dataclasses import field
+from typing import Any
+
 from dgdrf.runtime.messages import Message, message
 from dgdrf.runtime.roles import SERVER
 
 
 @message(40, senders=(SERVER,), cost="allocation")
 class ForwardTask(Message):
-    """Probes (alg. 4): a copy of a user's task for a low-load neighbour's list."""
+    """Probes (alg. 4): a copy of a user's task for a low-load neighbour's list (with
+    the task's traits: weight, duration, constraint; nodes/protocol.py TaskRequest)."""
 
     user: str
     task_id: int
     demand: list[float]
     dominant_share: float
+    weight: float = 1.0
+    duration: float = 0.0
+    eligible: list[str] = field(default_factory=list)
+    requires: dict[str, Any] = field(default_factory=dict)
 
 
 @message(41, senders=(SERVER,), cost="allocation")
 class WalkTask(Message):
-    """Random walk (thesis 4.3): place this task here if it fits, else pass it on."""
+    """Random walk (thesis 4.3): place this task here if it fits (and its constraint
+    admits this server), else pass it on."""
 
     user: str
     task_id: int
@@ -27,6 +36,10 @@ class WalkTask(Message):
     home: str
     ttl: int
     walk: int  # the home's number for this walk: with ``ttl``, names one hop of it
+    weight: float = 1.0
+    duration: float = 0.0
+    eligible: list[str] = field(default_factory=list)
+    requires: dict[str, Any] = field(default_factory=dict)
 
 
 @message(42, senders=(SERVER,), cost="allocation")
@@ -56,9 +69,11 @@ class LoadRequest(Message):
 
 @message(46, senders=(SERVER,), cost="neighbour_state")
 class LoadReply(Message):
-    """Probes: my CPU load."""
+    """Probes: my CPU load (and my attributes, if I have any: which constrained tasks
+    I may run)."""
 
     load: float
+    attributes: dict[str, Any] = field(default_factory=dict)
 
 
 @message(47, senders=(SERVER,))

@@ -21,13 +21,21 @@ up while the view offers fewer than P (a tiny cluster); a task that arrives befo
 neighbours are drawn (users submit during the warm-up) is copied to them as soon as they
 are; loads are asked for each tick while the server has tasks waiting; a list keeps only
 a user's newest task; a copy whose proposal was not accepted goes back into the list.
+
+Jobs (dgdrf/model/workload.py): the gateway sends a constrained task only to a server
+its constraint admits and whose capacity can hold it (nodes/gateway.py), and copies go
+only to neighbours its constraint admits (their attributes come with their loads), the
+two least loaded of those; tasks are ordered by their users' weighted shares. When tasks
+end, room comes back on the servers holding a copy, so a task waits there rather than
+being stranded.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dgdrf.nodes.protocol import MemberDown, TaskQueued, TaskRequest
+from dgdrf.model.workload import CLASSIC, TaskTraits
+from dgdrf.nodes.protocol import Idle, IdleNoted, MemberDown, TaskQueued, TaskRequest, task_traits, trait_fields
 from dgdrf.nodes.gateway import RandomRouting, Routing
 from dgdrf.overlay.sampling import PeerSampling
 from dgdrf.policies.distributed import DistributedPolicy
@@ -40,7 +48,7 @@ from dgdrf.runtime.actor import Role
 if TYPE_CHECKING:
     from dgdrf.nodes.server import Server
 
-Task = tuple[int, list[float], float]  # (task id, demand, the user's dominant share)
+Task = tuple[int, list[float], float, TaskTraits]  # (task id, demand, the user's dominant share, its traits)
 
 
 class ProbeScheduler(TickingRole):
@@ -54,24 +62,25 @@ class ProbeScheduler(TickingRole):
         self.tasks: dict[str, Task] = {}  # user -> newest task
         self.fixed = FixedNeighbours(lambda: sampler.sample(neighbors), neighbors)
         self.loads: dict[str, float] = {}
+        self.attributes: dict[str, dict] = {}  # neighbour -> its attributes (from its LoadReply)
         self._unforwarded: list[str] = []  # users whose task came before the neighbours were drawn
         self._proposed: dict[str, Task] = {}  # user -> the task of an unanswered proposal
         desk.on_resolved = self._resolved
 
-    def _add(self, user: str, task_id: int, demand: list[float], share: float) -> bool:
+    def _add(self, user: str, task_id: int, demand: list[float], share: float, traits: TaskTraits = CLASSIC) -> bool:
         held = self.tasks.get(user)
         out = self._proposed.get(user)
         if (held is not None and held[0] >= task_id) or (out is not None and out[0] >= task_id):
             return False  # a copy we hold already, or an older one (duplicates, late copies)
         if held is not None:
             self.actor.report("unheld", user=user, task_id=held[0])
-        self.tasks[user] = (task_id, demand, share)
+        self.tasks[user] = (task_id, demand, share, traits)
         self.actor.report("held", user=user, task_id=task_id)
         return True
 
     def on_TaskRequest(self, src: str, msg: TaskRequest) -> None:
         self.actor.send(src, TaskQueued(msg.task_id))
-        if not self._add(msg.user, msg.task_id, msg.demand, msg.dominant_share):
+        if not self._add(msg.user, msg.task_id, msg.demand, msg.dominant_share, msg.traits() if msg.extended else CLASSIC):
             return
         if self.neighbours is None:
             self._unforwarded.append(msg.user)
@@ -83,13 +92,21 @@ class ProbeScheduler(TickingRole):
         task = self.tasks.get(user)
         if task is None or not self.neighbours:
             return
-        order = {n: i for i, n in enumerate(self.neighbours)}
-        lowest = sorted(self.neighbours, key=lambda n: (self.loads.get(n, 0.0), order[n]))[: self.copies]
+        traits = task[3]
+        candidates = self.neighbours
+        if traits is not CLASSIC and not traits.constraint.unconstrained:  # only where it may run
+            candidates = [n for n in candidates if traits.constraint.admits(n, self.attributes.get(n, {}))]
+        order = {n: i for i, n in enumerate(candidates)}
+        lowest = sorted(candidates, key=lambda n: (self.loads.get(n, 0.0), order[n]))[: self.copies]
         for n in lowest:
-            self.actor.send(n, ForwardTask(user, task[0], task[1], task[2]))
+            if traits is CLASSIC:
+                self.actor.send(n, ForwardTask(user, task[0], task[1], task[2]))
+            else:
+                self.actor.send(n, ForwardTask(user, task[0], task[1], task[2], *trait_fields(traits)[:4]))
 
     def on_ForwardTask(self, src: str, msg: ForwardTask) -> None:
-        self._add(msg.user, msg.task_id, msg.demand, msg.dominant_share)
+        traits = task_traits(msg.weight, msg.duration, msg.eligible, msg.requires, 0.0, 0)
+        self._add(msg.user, msg.task_id, msg.demand, msg.dominant_share, traits)
 
     @property
     def neighbours(self) -> list[str] | None:
@@ -111,8 +128,8 @@ class ProbeScheduler(TickingRole):
             return
         for n in self.neighbours or ():
             self.actor.send(n, LoadRequest())
-        for user, (task_id, demand, share) in sorted(self.tasks.items(), key=lambda kv: kv[1][2]):
-            if self.desk.propose(user, task_id, demand, share):
+        for user, (task_id, demand, share, traits) in sorted(self.tasks.items(), key=lambda kv: kv[1][2]):
+            if self.desk.propose(user, task_id, demand, share, traits):
                 self._proposed[user] = self.tasks.pop(user)
                 return
 
@@ -136,10 +153,16 @@ class ProbeScheduler(TickingRole):
             self.loads.pop(n, None)
 
     def on_LoadRequest(self, src: str, msg: LoadRequest) -> None:
-        self.actor.send(src, LoadReply(self.actor.load()))
+        self.actor.send(src, LoadReply(self.actor.load(), self.actor.attributes))
 
     def on_LoadReply(self, src: str, msg: LoadReply) -> None:
         self.loads[src] = msg.load
+        if msg.attributes:
+            self.attributes[src] = msg.attributes
+
+    def on_Idle(self, src: str, msg: Idle) -> None:
+        """Nothing to do: a server holds copies of tasks, not users waiting (alg. 4)."""
+        self.actor.send(src, IdleNoted(msg.task_id))
 
 
 class Probes(DistributedPolicy):

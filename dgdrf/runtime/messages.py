@@ -6,6 +6,11 @@ A message type is a slotted dataclass registered under a small integer tag with
 the byte counts reported per type are the protocol's real cost (thesis eqs. 4.3-4.6).
 Every send encodes, also in-process, so the wire format is exercised by every test.
 
+Fields with a default are *optional*: they come after the others, and a frame leaves out
+the trailing ones that hold their defaults. A protocol grows this way without costing
+its older uses a byte: a task of the thesis's world (no weight, duration or constraint)
+is the frame it always was, and one that has them carries them.
+
 A message type also says who may send it and what its fields may hold, for what comes
 from outside (network mode; :func:`decode_checked`): the roles allowed to send it
 (:mod:`dgdrf.runtime.roles`), and per field a check derived from its annotation: numbers
@@ -41,7 +46,8 @@ class Message:
 
 
 _BY_TAG: dict[int, type[Message]] = {}
-_ARITY: dict[int, int] = {}
+#: tag -> (fewest fields a frame has: the required ones, most: all of them)
+_ARITY: dict[int, tuple[int, int]] = {}
 #: tag -> function building the message from its decoded array [tag, fields...]
 _DECODERS: dict[int, Callable[[list], Any]] = {}
 #: tag -> [(field index in the frame, field name, check)], for frames from outside
@@ -202,21 +208,36 @@ def message(
         if tag in _BY_TAG and _BY_TAG[tag].__qualname__ != cls.__qualname__:
             raise ValueError(f"message tag {tag} used by both {_BY_TAG[tag].__name__} and {cls.__name__}")
         dc: Any = dataclasses.dataclass(slots=True)(cls)
-        names = [f.name for f in dataclasses.fields(dc)]
+        fields_ = dataclasses.fields(dc)
+        names = [f.name for f in fields_]
+        required = sum(1 for f in fields_ if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING)
+        if any(f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING for f in fields_[required:]):
+            raise TypeError(f"{cls.__name__}: fields with defaults (optional on the wire) must come after the others")
         dc.TAG = tag
         # Per-type encoder and decoder, generated like dataclass __init__ is: one tuple
         # and one call per message instead of generic attribute fetching and splatting.
         ns: dict[str, Any] = {"_pk": _packb, "_cls": dc}
         fields_src = "".join(f", m.{n}" for n in names)
-        args_src = ", ".join(f"a[{i + 1}]" for i in range(len(names)))
-        exec(f"def encode(m):\n    return _pk(({tag},{fields_src[1:]}))\n", ns)
-        exec(f"def decode(a):\n    return _cls({args_src})\n", ns)
+        if required == len(names):
+            args_src = ", ".join(f"a[{i + 1}]" for i in range(len(names)))
+            exec(f"def encode(m):\n    return _pk(({tag},{fields_src[1:]}))\n", ns)
+            exec(f"def decode(a):\n    return _cls({args_src})\n", ns)
+        else:
+            # the trailing optional fields that hold their defaults stay off the wire
+            ns["_defaults"] = tuple(f.default if f.default is not dataclasses.MISSING else f.default_factory() for f in fields_[required:])  # type: ignore[operator]
+            exec(
+                f"def encode(m):\n    t = ({tag},{fields_src[1:]})\n    n = {len(names) + 1}\n"
+                f"    while n > {required + 1} and t[n - 1] == _defaults[n - {required + 2}]:\n        n -= 1\n"
+                f"    return _pk(t if n == {len(names) + 1} else t[:n])\n",
+                ns,
+            )
+            exec("def decode(a):\n    return _cls(*a[1:])\n", ns)
         dc._encode = staticmethod(ns["encode"])
         _DECODERS[tag] = ns["decode"]
         _BY_TAG[tag] = dc
         global registry_version
         registry_version += 1
-        _ARITY[tag] = len(names)
+        _ARITY[tag] = (required, len(names))
         dc.SENDERS = None if senders is None else frozenset(senders)
         dc.COST_GROUP = cost
         known = set(names)
@@ -253,8 +274,10 @@ def _unpack(data: bytes, **limits: Any) -> tuple[int, type, list]:
     cls = _BY_TAG.get(tag)
     if cls is None:
         raise DecodeError(f"unknown message tag {tag}")
-    if len(arr) - 1 != _ARITY[tag]:
-        raise DecodeError(f"{cls.__name__} frame has {len(arr) - 1} fields, expected {_ARITY[tag]}")
+    fewest, most = _ARITY[tag]
+    if not fewest <= len(arr) - 1 <= most:
+        expected = str(most) if fewest == most else f"{fewest} to {most}"
+        raise DecodeError(f"{cls.__name__} frame has {len(arr) - 1} fields, expected {expected}")
     return tag, cls, arr
 
 
@@ -281,6 +304,8 @@ def decode_checked(data: bytes) -> Message:
     if len(data) > _MAX_FRAME[tag]:
         raise DecodeError(f"{cls.__name__} frame of {len(data)} bytes, over its {_MAX_FRAME[tag]}-byte limit")
     for i, name, check in _CHECKS[tag]:
+        if i >= len(arr):
+            break  # an optional field left out (its default holds)
         bad = check(arr[i])
         if bad is not None:
             raise DecodeError(f"{cls.__name__}.{name} {bad}")

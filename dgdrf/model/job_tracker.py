@@ -1,0 +1,218 @@
+"""What the measuring instrument knows of jobs: each user's workload mirrored from the
+reports, each task's runs, each job's times.
+
+The Collector (dgdrf/nodes/collector.py) feeds it the reports of users and servers: a
+task taken (``submitted``, with its job and index), started (``allocated``), ended
+(``finished``) or lost (``task_lost``, or its server retired). From them, and from the
+scenario's arrival times, it knows every user's next task (the same rule as the user's:
+:class:`~dgdrf.model.workload.UserWorkload`), which tasks run where, and at the end each
+job's record (arrival, first start, finish, JCT = finish of its last task - arrival) and
+each task's queueing delay (its start - its job's arrival). It also checks what the
+papers' workloads must keep: a task starts only where its constraint allows, ends once
+(resources freed exactly once), and every task of a finite job runs to completion
+exactly once.
+
+Only users with jobs, weights or constraints are tracked (the thesis's users need none of
+this; their next task is always the same). Times are the run's; records count them from
+the start of allocation.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dgdrf.model.scenario import Scenario, UserSpec
+from dgdrf.model.workload import JobSpec, TaskRef, UserWorkload
+
+
+def arrival_time(arrival: float, start: float, time_scale: float, user_start: float) -> float:
+    """When a job that arrives ``arrival`` workload seconds into the run becomes pending:
+    from the start of allocation, divided by the time scale, not before the users start."""
+    return max(user_start, start + arrival / time_scale)
+
+
+@dataclass
+class RunningTask:
+    ref: TaskRef
+    server: str
+    started: float
+
+
+@dataclass
+class _JobTimes:
+    first_start: float | None = None
+    finish: float | None = None
+    finished: int = 0
+
+
+class JobTracker:
+    """Jobs, tasks and their times, from reports (see the module)."""
+
+    def __init__(self, scenario: Scenario, start: float = 0.0, time_scale: float = 1.0, user_start: float = 0.0) -> None:
+        self.start = start
+        self.time_scale = time_scale
+        self.specs: dict[str, UserSpec] = {u.id: u for u in scenario.users if not u.classic}
+        self.work: dict[str, UserWorkload] = {uid: UserWorkload(u.job_list) for uid, u in self.specs.items()}
+        self._arrivals: list[tuple[float, int, str, int]] = []  # (time, order, user, job)
+        order = 0
+        for uid, u in self.specs.items():
+            for arrival, job in self.work[uid].arrivals():
+                self._arrivals.append((arrival_time(arrival, start, time_scale, user_start), order, uid, job))
+                order += 1
+        heapq.heapify(self._arrivals)
+        self.arrival_at: dict[tuple[str, int], float] = {(uid, j): arrival_time(spec.arrival, start, time_scale, user_start) for uid, u in self.specs.items() for j, spec in enumerate(u.job_list)}
+        self.taken: dict[tuple[str, int], TaskRef] = {}  # (user, task id) -> the task taken under it, not yet started
+        self.current: dict[str, int] = {}  # user -> the task id taken last and not started
+        self.running: dict[tuple[str, int], RunningTask] = {}  # (user, task id) -> where it runs
+        self.times: dict[tuple[str, int], _JobTimes] = {}
+        self.task_start: dict[tuple[str, int, int], float] = {}  # (user, job, index) -> start of its run that finished / last run
+        self.done_tasks: set[tuple[str, int, int]] = set()
+        self._finite_left = sum(1 for u in self.specs.values() for j in u.jobs if j.finite)
+        self._endless = any(not j.finite for u in self.specs.values() for j in u.job_list)
+
+    # -- arrivals -------------------------------------------------------------------------
+    def advance(self, now: float) -> list[str]:
+        """Let the jobs due by ``now`` arrive; the users whose next task may have changed."""
+        changed = []
+        while self._arrivals and self._arrivals[0][0] <= now:
+            _, _, user, job = heapq.heappop(self._arrivals)
+            self.work[user].arrive(job)
+            changed.append(user)
+        return changed
+
+    def arrivals_left(self) -> bool:
+        return bool(self._arrivals)
+
+    # -- a user's next task ---------------------------------------------------------------
+    def next_job(self, user: str) -> JobSpec | None:
+        """The job of ``user``'s next task: the one taken and not started, else the next
+        pending; None when nothing is pending."""
+        work = self.work[user]
+        task_id = self.current.get(user)
+        ref = self.taken.get((user, task_id)) if task_id is not None else None
+        if ref is None:
+            ref = work.next_task()
+        return None if ref is None else work.specs[ref.job]
+
+    # -- reports --------------------------------------------------------------------------
+    def submitted(self, user: str, task_id: int, job: int, index: int) -> None:
+        """``user`` took task ``index`` of its job ``job`` under ``task_id``."""
+        if user not in self.work or (user, task_id) in self.taken or (user, task_id) in self.running:
+            return
+        work = self.work[user]
+        if not 0 <= job < len(work.specs):
+            return
+        ref = TaskRef(job, index)
+        old = self.current.get(user)
+        if old is not None and (user, old) in self.taken:
+            self.taken.pop((user, old))  # replaced without a start (given up): put back by task_lost
+        work.take_ref(ref)
+        self.taken[(user, task_id)] = ref
+        self.current[user] = task_id
+
+    def started(self, user: str, task_id: int, server: str, time: float) -> TaskRef | None:
+        """Task ``task_id`` of ``user`` started on ``server``; its reference (None: not a
+        tracked task, or one started already)."""
+        if (user, task_id) in self.running or user not in self.work:
+            return None
+        ref = self.taken.pop((user, task_id), None)
+        if ref is None:
+            # its "submitted" report has not come (a network's reports from different
+            # processes may arrive out of order): the user's next task is the one it took
+            ref = self.work[user].take()
+            if ref is None:
+                return None
+        if self.current.get(user) == task_id:
+            del self.current[user]
+        self.work[user].start(ref, time)
+        self.running[(user, task_id)] = RunningTask(ref, server, time)
+        t = self.times.setdefault((user, ref.job), _JobTimes())
+        if t.first_start is None:
+            t.first_start = time
+        self.task_start[(user, ref.job, ref.index)] = time
+        return ref
+
+    def finished(self, user: str, task_id: int, time: float) -> tuple[RunningTask | None, str | None]:
+        """Task ``task_id`` of ``user`` ended: what ran, and what is wrong if anything."""
+        r = self.running.pop((user, task_id), None)
+        if r is None:
+            return None, f"task {task_id} of {user} ended but was not running (freed twice, or never started)"
+        self.work[user].finish(r.ref, time)
+        key = (user, r.ref.job, r.ref.index)
+        t = self.times.setdefault((user, r.ref.job), _JobTimes())
+        t.finished += 1
+        spec = self.work[user].specs[r.ref.job]
+        problem = None
+        if spec.finite:
+            if key in self.done_tasks:
+                problem = f"task {r.ref.index} of job {spec.id!r} of {user} ran to completion twice"
+            self.done_tasks.add(key)
+            if spec.tasks is not None and t.finished == spec.tasks:
+                t.finish = time
+                self._finite_left -= 1
+        return r, problem
+
+    def lost(self, user: str, task_id: int) -> RunningTask | None:
+        """Task ``task_id`` of ``user`` will not finish (its server died): pending again.
+        The running task it was, if it ran (its resources are the caller's to free)."""
+        r = self.running.pop((user, task_id), None)
+        if r is not None:
+            self.work[user].put_back(r.ref, started=True)
+            return r
+        ref = self.taken.pop((user, task_id), None)
+        if ref is not None:
+            if self.current.get(user) == task_id:
+                del self.current[user]
+            self.work[user].put_back(ref, started=False)
+        return None
+
+    def running_on(self, servers: set[str]) -> list[tuple[str, int]]:
+        return [key for key, r in self.running.items() if r.server in servers]
+
+    # -- what is left -----------------------------------------------------------------------
+    def finite_work_left(self) -> bool:
+        return self._finite_left > 0
+
+    def endless(self) -> bool:
+        return self._endless
+
+    def finishing_running(self) -> bool:
+        """A running task will end (its job's tasks have a duration)."""
+        return any(self.work[u].specs[r.ref.job].finishing for (u, _), r in self.running.items())
+
+    # -- what it measured -----------------------------------------------------------------
+    def job_records(self) -> list[dict[str, Any]]:
+        """Per finite job: user, job, arrival, first start, finish (seconds from the start
+        of allocation; None if it did not happen), tasks and JCT (finish - arrival)."""
+        out = []
+        for uid, u in self.specs.items():
+            for j, spec in enumerate(u.job_list):
+                if not spec.finite:
+                    continue
+                t = self.times.get((uid, j), _JobTimes())
+                arrival = self.arrival_at[(uid, j)]
+                out.append({
+                    "user": uid, "job": spec.id, "arrival": arrival - self.start,
+                    "first_start": None if t.first_start is None else t.first_start - self.start,
+                    "finish": None if t.finish is None else t.finish - self.start,
+                    "tasks": spec.tasks, "jct": None if t.finish is None else t.finish - arrival,
+                })  # fmt: skip
+        return out
+
+    def queueing_delays(self) -> np.ndarray:
+        """Per task of a finite job that ran: its (last) start - its job's arrival."""
+        return np.array([start - self.arrival_at[(u, j)] for (u, j, _), start in self.task_start.items() if self.work[u].specs[j].finite], dtype=np.float64)
+
+    def unfinished(self) -> Mapping[str, int]:
+        """Per user, the tasks of its finite jobs that have not finished."""
+        out = {}
+        for uid, u in self.specs.items():
+            left = sum((spec.tasks or 0) - self.times.get((uid, j), _JobTimes()).finished for j, spec in enumerate(u.job_list) if spec.finite)
+            if left > 0:
+                out[uid] = left
+        return out
