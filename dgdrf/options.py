@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from dataclasses import MISSING, Field, dataclass, field, fields, is_dataclass
+from dataclasses import MISSING, Field, dataclass, field, fields, is_dataclass, replace
 from typing import Any, Callable, Iterable, Iterator
 
 #: the metadata key under which a field's :class:`Option` is kept
@@ -147,6 +147,28 @@ def option(default: Any, help: str, kind: str | None = None, **declared: Any) ->
     if default is None:
         declared.setdefault("nullable", True)
     return field(default=default, metadata={OPTION: Option(help=help, kind=kind, **declared)})
+
+
+def option_of(group: type, name: str, default: Any = MISSING, **changes: Any) -> Any:
+    """A dataclass field for the option ``name`` that ``group`` declares, to take it into
+    another dataclass of options (a command that runs one component alone) without
+    declaring it again: the same name, help, kind, range and reference, so the two cannot
+    drift. ``changes`` alter how this use spells or shows it (``cli``, ``flag``,
+    ``none_means``); ``default``, when given, is this use's own (a value that is not None
+    replaces what None meant: the option is then not nullable)."""
+    f = next((f for f in _option_fields(group) if f.name == name), None)
+    if f is None:
+        raise TypeError(f"{group.__name__} declares no option {name!r}")
+    if default is MISSING:
+        default = _default(f)
+    elif default is not None:
+        changes = {"nullable": False, "none_means": "", **changes}
+    declared_as = replace(f.metadata[OPTION], **changes)
+    try:
+        declared_as.check(default)  # a default of this use's own is valid too
+    except ValueError as exc:
+        raise ValueError(f"default of option {name!r}: {exc}") from None
+    return field(default=default, metadata={OPTION: declared_as})
 
 
 # -- what a group declares -------------------------------------------------------------------

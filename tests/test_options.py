@@ -119,6 +119,23 @@ def test_a_group_registered_before_the_built_in_groups_are_named_is_refused_then
         options.unregister(Early)
 
 
+def test_an_option_taken_into_another_group_keeps_its_declaration():
+    from dgdrf.overlay.options import OverlayOptions
+
+    @dataclass(frozen=True)
+    class Alone:
+        cyclon_view: int = options.option_of(OverlayOptions, "cyclon_view", cli="view-size")
+        gradient: str = options.option_of(OverlayOptions, "gradient", default="stamped")
+
+    view, gradient = options.declared(Alone)
+    assert (view.flag, view.default, view.option.help) == ("--view-size", 10, "Cyclon view size c of the distributed policies' peer sampling")
+    assert gradient.default == "stamped" and not gradient.option.nullable and gradient.option.choices == ("toolbox", "stamped")
+    with pytest.raises(TypeError, match="OverlayOptions declares no option 'view_size'"):
+        options.option_of(OverlayOptions, "view_size")
+    with pytest.raises(ValueError, match="default of option 'gradient': must be one of 'toolbox', 'stamped', got 'aged'"):
+        options.option_of(OverlayOptions, "gradient", default="aged")
+
+
 def test_every_built_in_option_has_a_flag_a_setting_and_a_sweep_parameter():
     parser = build_parser()
     run_flags = {a.dest for a in parser._subparsers._group_actions[0].choices["run"]._actions}
