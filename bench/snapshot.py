@@ -37,7 +37,7 @@ def strip(d: dict) -> dict:
 
 def overlay_runs() -> list[tuple[str, OverlayConfig]]:
     return [
-        ("ov-cyclon", OverlayConfig(protocol="cyclon", nodes=2000, cycles=30, view_size=20, shuffle_length=8, metrics_every=5)),
+        ("ov-cyclon", OverlayConfig(protocol="cyclon", nodes=2000, cycles=30, cyclon_view=20, cyclon_shuffle=8, metrics_every=5)),
         ("ov-cyclon-loss", OverlayConfig(protocol="cyclon", nodes=500, cycles=30, loss=0.05)),
         ("ov-pushsum", OverlayConfig(protocol="pushsum", nodes=2000, cycles=30, metrics_every=5)),
         ("ov-grad-st", OverlayConfig(protocol="gradient", nodes=500, cycles=30, metrics_every=5)),

@@ -60,6 +60,7 @@ class ChurnOptions:
 
 #: the built-in option groups, in the order --help lists them
 GROUPS: tuple[type, ...] = (RunOptions, AllocationOptions, OverlayOptions, TransportOptions, ChurnOptions)
+declared_options.declare_built_in(*GROUPS)  # a plug-in option of the same name is refused
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -9,8 +9,9 @@ configuration (:func:`validate`), the words a cluster forwards to its bootstrap
 (:func:`to_words`), the environment variables a container sets (:func:`from_environment`)
 and which options reports name in figure labels (:attr:`Option.label`). Adding an option
 is one field in one file (docs/EXTENDING.md). Built-in groups are composed into
-:class:`dgdrf.config.RunConfig`; a group from outside the package registers itself with
-:func:`register` and its values travel in the configuration's ``extras``.
+:class:`dgdrf.config.RunConfig` (which names them with :func:`declare_built_in`); a group
+from outside the package registers itself with :func:`register`, under names no other
+group declares, and its values travel in the configuration's ``extras``.
 
 Pure: no import of the rest of the package, so every layer may declare options.
 """
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from dataclasses import MISSING, Field, dataclass, field, fields, is_dataclass
+from dataclasses import MISSING, Field, dataclass, field, fields, is_dataclass, replace
 from typing import Any, Callable, Iterable, Iterator
 
 #: the metadata key under which a field's :class:`Option` is kept
@@ -148,6 +149,28 @@ def option(default: Any, help: str, kind: str | None = None, **declared: Any) ->
     return field(default=default, metadata={OPTION: Option(help=help, kind=kind, **declared)})
 
 
+def option_of(group: type, name: str, default: Any = MISSING, **changes: Any) -> Any:
+    """A dataclass field for the option ``name`` that ``group`` declares, to take it into
+    another dataclass of options (a command that runs one component alone) without
+    declaring it again: the same name, help, kind, range and reference, so the two cannot
+    drift. ``changes`` alter how this use spells or shows it (``cli``, ``flag``,
+    ``none_means``); ``default``, when given, is this use's own (a value that is not None
+    replaces what None meant: the option is then not nullable)."""
+    f = next((f for f in _option_fields(group) if f.name == name), None)
+    if f is None:
+        raise TypeError(f"{group.__name__} declares no option {name!r}")
+    if default is MISSING:
+        default = _default(f)
+    elif default is not None:
+        changes = {"nullable": False, "none_means": "", **changes}
+    declared_as = replace(f.metadata[OPTION], **changes)
+    try:
+        declared_as.check(default)  # a default of this use's own is valid too
+    except ValueError as exc:
+        raise ValueError(f"default of option {name!r}: {exc}") from None
+    return field(default=default, metadata={OPTION: declared_as})
+
+
 # -- what a group declares -------------------------------------------------------------------
 @dataclass(frozen=True)
 class Declared:
@@ -196,21 +219,46 @@ def _declaring(group: type, name: str) -> type:
     return next((cls for cls in group.__mro__ if name in cls.__dict__.get("__annotations__", {})), group)
 
 
-# -- groups from outside the package ---------------------------------------------------------
+# -- built-in groups and groups from outside the package -------------------------------------
+_BUILT_IN: list[type] = []
 _REGISTERED: list[type] = []
+
+
+def declare_built_in(*groups: type) -> None:
+    """Record ``groups`` as the package's own (dgdrf/config.py: the groups a run's
+    configuration composes), so that :func:`register` refuses a plug-in option of the same
+    name. Whichever comes second refuses the clash: a group registered before the
+    configuration was imported is checked here."""
+    for group in groups:
+        if group in _BUILT_IN:
+            continue
+        for other in _REGISTERED:
+            _refuse_clashes(other, group, built_in=True)
+        _BUILT_IN.append(group)
 
 
 def register(group: type) -> type:
     """Add a group of options declared outside the built-in configuration (a plug-in
     policy's, an experiment's): its options get flags, settings and sweep parameters like
     the built-in ones, and their values reach the run in ``RunConfig.extras``. Usable as a
-    class decorator. A name already declared is an error (one option, one meaning)."""
-    taken = {d.name for g in _REGISTERED for d in declared(g)}
-    for d in declared(group):
-        if d.name in taken:
-            raise ValueError(f"option {d.name!r} is declared twice")
+    class decorator. A name already declared, by a built-in group or a registered one, is
+    an error (one option, one meaning: a plug-in ``tick`` would otherwise be taken for the
+    run's own and never reach the plug-in)."""
+    for other in _BUILT_IN:
+        _refuse_clashes(group, other, built_in=True)
+    for other in _REGISTERED:
+        _refuse_clashes(group, other, built_in=False)
     _REGISTERED.append(group)
     return group
+
+
+def _refuse_clashes(group: type, other: type, built_in: bool) -> None:
+    """ValueError naming the first option of ``group`` that ``other`` declares too."""
+    theirs = {d.name: d.group for d in declared(other)}
+    for d in declared(group):
+        if d.name in theirs:
+            where = "built-in" if built_in else "registered"
+            raise ValueError(f"option {d.name!r} of {group.__name__} is declared twice: the {where} group {theirs[d.name].__name__} declares it (one option, one meaning: rename it)")
 
 
 def unregister(group: type) -> None:

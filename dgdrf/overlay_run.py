@@ -18,7 +18,9 @@ its own (Cyclon drops a shuffle partner that never answers; PeerSim's churn expe
 Once a node has left, Cyclon's and the gradient's figures are over the nodes that remain,
 and ``dead_entries`` counts the entries their views still hold of nodes that left;
 push-sum's error stays against the sum of every node's value (the mass a departed node
-held is lost with it).
+held is lost with it). Loss and duplication (``loss``, ``duplicate``) act as in an
+allocation run: a lost share takes its mass with it, a duplicated one adds its mass
+twice (push-sum's ``weight_at_nodes`` below or above 1).
 """
 
 from __future__ import annotations
@@ -31,16 +33,18 @@ from typing import TYPE_CHECKING, Any, Iterable, Protocol
 import numpy as np
 
 from dgdrf.errors import ConfigError
-from dgdrf.model.scenario import MAX_LATENCY_MS, MAX_SECONDS
-from dgdrf.options import option, validate
+from dgdrf.model.scenario import MAX_SECONDS
+from dgdrf.options import option, option_of, validate
 from dgdrf.model.overlay_metrics import clustering, ideal_gradient_views, indegree
 from dgdrf.nodes.bootstrap import Bootstrap
 from dgdrf.overlay.cyclon import Cyclon
+from dgdrf.overlay.options import OverlayOptions
 from dgdrf.overlay.gradient import Gradient, GradientBase
 from dgdrf.overlay.toolbox_gradient import ToolboxGradient
 from dgdrf.overlay.pushsum import PushSum
 from dgdrf.runtime.actor import Actor
 from dgdrf.runtime.clock import VirtualClock
+from dgdrf.runtime.options import TransportOptions
 from dgdrf.runtime.transport import LocalTransport
 
 if TYPE_CHECKING:
@@ -49,34 +53,53 @@ if TYPE_CHECKING:
 PROTOCOLS = ("cyclon", "gradient", "pushsum")
 
 
+#: the overlay and transport options an overlay run alone leaves out (why: OverlayConfig)
+LEFT_OUT = ("cyclon_period", "gradient_period", "idle_gossip")
+
+
 @dataclass(frozen=True)
 class OverlayConfig:
-    """One overlay experiment, its options declared once (dgdrf/options.py): the
-    ``dgdrf overlay`` flags are derived from them."""
+    """One overlay experiment; the ``dgdrf overlay`` flags are derived from its options.
+
+    The experiment's own options (protocol, nodes, cycles, period, seed, metrics_every,
+    clustering_sample) are declared here. The overlays' and the transport's are taken
+    from their one declaration (:class:`~dgdrf.overlay.options.OverlayOptions`,
+    :class:`~dgdrf.runtime.options.TransportOptions`, with :func:`~dgdrf.options.option_of`)
+    under the same names, so that ``dgdrf overlay`` cannot drift from ``dgdrf run``. What
+    is the overlay command's own: the flags ``--view-size`` and ``--shuffle-length`` it
+    has always had for ``cyclon_view`` and ``cyclon_shuffle``, the stamped gradient by
+    default, and the words for the stamped gradient's default memory (every node here has
+    a finite utility, so it remembers them all).
+
+    Left out (:data:`LEFT_OUT`), as they cannot apply to an overlay run alone:
+    ``cyclon_period`` and ``gradient_period``, because every protocol of an overlay run
+    runs at one period, ``period``, the cycle its figures are counted in; and
+    ``idle_gossip``, which quiets the nodes without users (utility -inf), because every
+    node of an overlay run has a finite utility, so it would change nothing.
+    """
 
     protocol: str = option("cyclon", "the protocol run alone", choices=PROTOCOLS)
     nodes: int = option(1000, "number of nodes", lo=2)
     cycles: int = option(30, "protocol periods to run", lo=1)
-    view_size: int = option(10, "Cyclon view size c", lo=1)
-    shuffle_length: int = option(5, "Cyclon shuffle length l (at most c)", lo=1)
-    neighbors: int = option(4, "gradient view size P", lo=1)
-    memory: int | None = option(
-        None, "stamped gradient: remember at most the N nodes heard of most recently", kind="int", lo=0, cli="gradient-memory",
-        none_means="every node of finite utility, here all of them",
-    )
-    gradient: str = option("stamped", "gradient kind: stamped with memory, or the Kompics toolbox's (aged; overlay/toolbox_gradient.py)", choices=("stamped", "toolbox"))
+    cyclon_view: int = option_of(OverlayOptions, "cyclon_view", cli="view-size")
+    cyclon_shuffle: int = option_of(OverlayOptions, "cyclon_shuffle", cli="shuffle-length")
+    neighbors: int = option_of(OverlayOptions, "neighbors")
+    gradient_memory: int | None = option_of(OverlayOptions, "gradient_memory", none_means="every node of finite utility, here all of them")
+    gradient: str = option_of(OverlayOptions, "gradient", default="stamped", label=False)
+    gradient_old_threshold: int = option_of(OverlayOptions, "gradient_old_threshold")
     period: float = option(1.0, "seconds per protocol period", lo=0.0, lo_open=True, hi=MAX_SECONDS, unit="seconds", flag=False)
     seed: int = option(1, "run seed", lo=0)
-    latency_ms: tuple[float, float] = option((1.0, 5.0), "message latency, uniform between MIN and MAX", lo=0.0, hi=MAX_LATENCY_MS, unit="milliseconds", metavar="MIN,MAX")
-    loss: float = option(0.0, "probability a message is lost", lo=0.0, hi=1.0)
+    latency_ms: tuple[float, float] = option_of(TransportOptions, "latency_ms")
+    loss: float = option_of(TransportOptions, "loss")
+    duplicate: float = option_of(TransportOptions, "duplicate")
     metrics_every: int = option(1, "measure every k cycles (measuring is not timed)", lo=1)
     clustering_sample: int = option(200, "nodes whose clustering coefficient is measured", lo=1, flag=False)
 
     def validate(self) -> OverlayConfig:
         """Each option within its declaration, and Cyclon's l <= c."""
         validate(self, lambda name, problem: ConfigError(f"overlay {name}: {problem}"))
-        if self.shuffle_length > self.view_size:
-            raise ConfigError(f"need 1 <= shuffle length <= view size, got l={self.shuffle_length}, c={self.view_size}")
+        if self.cyclon_shuffle > self.cyclon_view:
+            raise ConfigError(f"need 1 <= shuffle length <= view size, got l={self.cyclon_shuffle}, c={self.cyclon_view}")
         return self
 
 
@@ -134,7 +157,9 @@ class OverlayRun:
         self.config = config.validate()
         rng = np.random.default_rng(config.seed)
         self.clock = VirtualClock()
-        self.transport = LocalTransport(self.clock, rng.spawn(1)[0], latency=(config.latency_ms[0] / 1000, config.latency_ms[1] / 1000), loss=config.loss)
+        self.transport = LocalTransport(
+            self.clock, rng.spawn(1)[0], latency=(config.latency_ms[0] / 1000, config.latency_ms[1] / 1000), loss=config.loss, duplicate=config.duplicate,
+        )
         values_rng = rng.spawn(1)[0]
         self.names = [f"n{i}" for i in range(config.nodes)]
         self.transport.register(Bootstrap("bootstrap"))
@@ -146,14 +171,14 @@ class OverlayRun:
         self.values = {a: values_rng.uniform(0.0, 1.0, 2).tolist() for a in self.names}
         for i, name in enumerate(self.names):
             node = OverlayNode(name)
-            cyc = node.add_role(Cyclon(config.view_size, config.shuffle_length, config.period))
+            cyc = node.add_role(Cyclon(config.cyclon_view, config.cyclon_shuffle, config.period))
             self.cyclon[name] = cyc
             if config.protocol == "gradient":
                 utility = lambda a=name: self.utilities[a]  # noqa: E731
                 if config.gradient == "toolbox":
-                    g: GradientBase = ToolboxGradient(utility, config.neighbors, config.period, sampler=cyc)
+                    g: GradientBase = ToolboxGradient(utility, config.neighbors, config.period, sampler=cyc, old_threshold=config.gradient_old_threshold)
                 else:
-                    g = Gradient(utility, config.neighbors, config.period, sampler=cyc, memory=config.memory)
+                    g = Gradient(utility, config.neighbors, config.period, sampler=cyc, memory=config.gradient_memory)
                 self.gradient[name] = node.add_role(g)
             elif config.protocol == "pushsum":
                 # sum mode: node n0 starts with all the weight (thesis 2.3.1)
@@ -287,7 +312,11 @@ class OverlayRun:
         msg = self.transport.stats.summary()
         cfg = self.config
         return OverlayResult(
-            config={"protocol": cfg.protocol, "nodes": cfg.nodes, "cycles": self.cycle, "view_size": cfg.view_size, "shuffle_length": cfg.shuffle_length, "neighbors": cfg.neighbors, "period": cfg.period, "seed": cfg.seed, "latency_ms": list(cfg.latency_ms), "loss": cfg.loss},
+            config={  # under the names results have always used (view_size: cyclon_view ...)
+                "protocol": cfg.protocol, "nodes": cfg.nodes, "cycles": self.cycle, "view_size": cfg.cyclon_view, "shuffle_length": cfg.cyclon_shuffle,
+                "neighbors": cfg.neighbors, "period": cfg.period, "seed": cfg.seed, "latency_ms": list(cfg.latency_ms), "loss": cfg.loss,
+                **({"duplicate": cfg.duplicate} if cfg.duplicate else {}),  # only when some are (the results before it had none)
+            },
             per_cycle=self.per_cycle,
             final=final,
             wall_s=self.wall_s,
@@ -295,6 +324,7 @@ class OverlayRun:
             messages={
                 "total": msg["total"], "dropped": msg["dropped"],
                 **({"partitioned": msg["partitioned"]} if msg.get("partitioned") else {}),  # only with a partition that lost some
+                **({"duplicated": msg["duplicated"]} if msg.get("duplicated") else {}),  # only with duplication that doubled some
                 "by_type": {k: v["count"] for k, v in msg["by_type"].items()},
             },
             bytes=msg["bytes"],

@@ -5,7 +5,7 @@ option added in one place (here: in this file) is everywhere."""
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from dataclasses import dataclass, make_dataclass
 
 import pytest
 
@@ -88,6 +88,52 @@ def test_a_name_cannot_be_declared_twice(churn):
 
     with pytest.raises(ValueError, match="declared twice"):
         options.register(Again)
+
+
+@pytest.mark.parametrize("name,group", [("tick", "AllocationOptions"), ("seed", "RunOptions"), ("loss", "TransportOptions"), ("churn_every", "ChurnOptions")])
+def test_a_registered_option_cannot_take_a_built_in_name(churn, name, group):
+    """A plug-in option named as one of the run's own would be taken for the run's, and
+    the plug-in would never see its value: it is refused, in one line naming both."""
+    Clash = make_dataclass("Clash", [(name, float, option(0.5, "a plug-in's own", lo=0.0))], frozen=True)
+    with pytest.raises(ValueError, match=f"^option '{name}' of Clash is declared twice: the built-in group {group} declares it") as refused:
+        options.register(Clash)
+    assert "\n" not in str(refused.value)
+    assert options.registered() == (ChurnOptions,) and name in option_names()
+
+
+def test_a_group_registered_before_the_built_in_groups_are_named_is_refused_then(monkeypatch: pytest.MonkeyPatch) -> None:
+    """config.py names the built-in groups when it is imported: a plug-in registered
+    before that is checked then."""
+    from dgdrf.config import GROUPS
+
+    @dataclass(frozen=True)
+    class Early:
+        tick: float = option(0.5, "a plug-in's own tick", lo=0.0, lo_open=True)
+
+    monkeypatch.setattr(options, "_BUILT_IN", [])
+    options.register(Early)
+    try:
+        with pytest.raises(ValueError, match="^option 'tick' of Early is declared twice: the built-in group AllocationOptions declares it"):
+            options.declare_built_in(*GROUPS)
+    finally:
+        options.unregister(Early)
+
+
+def test_an_option_taken_into_another_group_keeps_its_declaration():
+    from dgdrf.overlay.options import OverlayOptions
+
+    @dataclass(frozen=True)
+    class Alone:
+        cyclon_view: int = options.option_of(OverlayOptions, "cyclon_view", cli="view-size")
+        gradient: str = options.option_of(OverlayOptions, "gradient", default="stamped")
+
+    view, gradient = options.declared(Alone)
+    assert (view.flag, view.default, view.option.help) == ("--view-size", 10, "Cyclon view size c of the distributed policies' peer sampling")
+    assert gradient.default == "stamped" and not gradient.option.nullable and gradient.option.choices == ("toolbox", "stamped")
+    with pytest.raises(TypeError, match="OverlayOptions declares no option 'view_size'"):
+        options.option_of(OverlayOptions, "view_size")
+    with pytest.raises(ValueError, match="default of option 'gradient': must be one of 'toolbox', 'stamped', got 'aged'"):
+        options.option_of(OverlayOptions, "gradient", default="aged")
 
 
 def test_every_built_in_option_has_a_flag_a_setting_and_a_sweep_parameter():

@@ -22,7 +22,7 @@ from dgdrf.world import Churn, Crash, Partition
 
 
 def test_cyclon_views_hold_no_self_no_duplicates_and_a_narrow_indegree():
-    run = OverlayRun(OverlayConfig(protocol="cyclon", nodes=500, cycles=30, view_size=10, shuffle_length=5))
+    run = OverlayRun(OverlayConfig(protocol="cyclon", nodes=500, cycles=30, cyclon_view=10, cyclon_shuffle=5))
     for _ in range(30):
         run.run_cycles(1)
         for name, cyc in run.cyclon.items():
@@ -44,7 +44,7 @@ def test_cyclon_dead_peers_age_out():
     within a few tens of cycles and the views fill again with live nodes."""
     names = [f"n{i}" for i in range(300)]
     dead = tuple(names[::2])
-    run = OverlayRun(OverlayConfig(protocol="cyclon", nodes=300, cycles=60, view_size=8, shuffle_length=4), [Crash(at=20.5, addresses=dead)])
+    run = OverlayRun(OverlayConfig(protocol="cyclon", nodes=300, cycles=60, cyclon_view=8, cyclon_shuffle=4), [Crash(at=20.5, addresses=dead)])
     run.run()
     by_cycle = {c["cycle"]: c for c in run.per_cycle}
     assert "dead_entries" not in by_cycle[20] and by_cycle[21]["dead_entries"] > 300  # about half of 150 x 8
@@ -178,7 +178,7 @@ def test_a_node_without_users_holds_nodes_with_users_by_tie_break_not_by_utility
 
 @pytest.mark.parametrize("memory", [None, 0], ids=["remembering", "toolbox"])
 def test_gradient_converges_to_a_correct_centre(memory):
-    run = OverlayRun(OverlayConfig(protocol="gradient", nodes=300, cycles=60, neighbors=4, memory=memory))
+    run = OverlayRun(OverlayConfig(protocol="gradient", nodes=300, cycles=60, neighbors=4, gradient_memory=memory))
     run.run_cycles(40)
     ok, centres = run.centre_state()
     assert ok and centres == 1
@@ -220,7 +220,7 @@ def test_toolbox_gradient_loses_the_centre_more_often_after_drops():
     centre takes longer to form after each drop."""
     waits = {}
     for memory in (None, 0):
-        run = OverlayRun(OverlayConfig(protocol="gradient", nodes=200, cycles=400, neighbors=2, memory=memory, seed=3))
+        run = OverlayRun(OverlayConfig(protocol="gradient", nodes=200, cycles=400, neighbors=2, gradient_memory=memory, seed=3))
         run.run_cycles(40)
         total = 0
         for _ in range(8):
@@ -521,3 +521,85 @@ def test_an_idle_nodes_selection_is_the_first_p_in_idle_order(entries, P, bounde
         assert set(g.view) == set(pool)
     else:
         assert list(g.view) == [a for _, _, a in expected]
+
+
+# -- dgdrf overlay's options: the overlays' and the transport's declarations ----------------------
+def test_dgdrf_overlay_takes_the_overlay_and_transport_options_from_their_one_declaration():
+    """Each option of OverlayOptions and TransportOptions is either an option of the
+    overlay run, declared as there (only its flag's spelling, its default's words and the
+    stamped default of --gradient are the overlay command's own), or left out for a reason
+    OverlayConfig's docstring gives."""
+    from dataclasses import replace
+
+    from dgdrf.options import declared
+    from dgdrf.overlay.options import OverlayOptions
+    from dgdrf.overlay_run import LEFT_OUT
+    from dgdrf.runtime.options import TransportOptions
+
+    ours = {d.name: d for d in declared(OverlayConfig)}
+    for d in declared(OverlayOptions, TransportOptions):
+        assert (d.name in ours) != (d.name in LEFT_OUT), d.name
+        if d.name in ours:
+            mine = ours[d.name].option
+            assert replace(mine, cli=d.option.cli, none_means=d.option.none_means, nullable=d.option.nullable, label=d.option.label) == d.option
+            assert ours[d.name].default == d.default or d.name == "gradient"
+    assert OverlayConfig().gradient == "stamped"
+
+
+def test_every_flag_dgdrf_overlay_had_keeps_its_meaning_and_default():
+    from dgdrf.cli import build_parser
+    from dgdrf.options import declared, given
+    from dgdrf.overlay.toolbox_gradient import DEFAULT_OLD_THRESHOLD
+
+    def config(*words: str) -> OverlayConfig:
+        return OverlayConfig(**given(build_parser().parse_args(["overlay", *words]), declared(OverlayConfig)))
+
+    assert config() == OverlayConfig(
+        protocol="cyclon", nodes=1000, cycles=30, cyclon_view=10, cyclon_shuffle=5, neighbors=4, gradient_memory=None, gradient="stamped",
+        gradient_old_threshold=DEFAULT_OLD_THRESHOLD, seed=1, latency_ms=(1.0, 5.0), loss=0.0, duplicate=0.0, metrics_every=1,
+    )
+    words = ["--protocol", "gradient", "--nodes", "50", "--cycles", "7", "--view-size", "12", "--shuffle-length", "6", "--neighbors", "3",
+             "--gradient-memory", "9", "--gradient", "toolbox", "--seed", "4", "--latency-ms", "2,3", "--loss", "0.25", "--metrics-every", "2"]
+    assert config(*words) == OverlayConfig(
+        protocol="gradient", nodes=50, cycles=7, cyclon_view=12, cyclon_shuffle=6, neighbors=3, gradient_memory=9, gradient="toolbox", seed=4,
+        latency_ms=(2.0, 3.0), loss=0.25, metrics_every=2,
+    )
+
+
+def test_dgdrf_overlay_sets_the_toolbox_gradients_old_threshold(monkeypatch):
+    import dgdrf.overlay_run as overlay_run
+    from dgdrf.cli import main
+    from dgdrf.overlay.toolbox_gradient import ToolboxGradient
+
+    runs = []
+
+    def run_overlay(config, controls=(), observers=()):
+        runs.append(OverlayRun(config, controls, observers))
+        return runs[-1].run()
+
+    monkeypatch.setattr(overlay_run, "run_overlay", run_overlay)
+    flags = ["overlay", "--protocol", "gradient", "--gradient", "toolbox", "--nodes", "40", "--cycles", "6", "--quiet"]
+    assert main([*flags, "--gradient-old-threshold", "2"]) == 0
+    assert main(flags) == 0
+    short, default = runs
+    assert all(isinstance(g, ToolboxGradient) and g.old_threshold == 2 for g in short.gradient.values())
+    assert all(g.old_threshold == 100 for g in default.gradient.values())
+    assert short.per_cycle != default.per_cycle  # and it acts: entries leave the views sooner
+
+
+@pytest.mark.parametrize("value", ["0", "2.5"])
+def test_a_bad_gradient_old_threshold_is_refused_naming_the_flag(value, capsys):
+    from dgdrf.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["overlay", "--gradient", "toolbox", "--gradient-old-threshold", value])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"dgdrf overlay: error: argument --gradient-old-threshold: must be an integer >= 1, got '{value}' (see dgdrf overlay --help)"
+
+
+def test_duplication_reaches_an_overlay_run_and_its_result_says_so():
+    plain = OverlayRun(OverlayConfig(protocol="cyclon", nodes=100, cycles=5)).run()
+    doubled = OverlayRun(OverlayConfig(protocol="cyclon", nodes=100, cycles=5, duplicate=0.1)).run()
+    assert "duplicate" not in plain.config and "duplicated" not in plain.messages
+    assert doubled.config["duplicate"] == 0.1 and doubled.messages["duplicated"] > 0
+    assert doubled.final["self_entries"] == 0

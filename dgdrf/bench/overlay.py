@@ -23,8 +23,8 @@ from dgdrf.bench.runtime import machine_info
 from dgdrf.overlay_run import OverlayConfig, run_overlay
 
 DEFAULT_CASES = (
-    OverlayConfig(protocol="cyclon", nodes=10_000, cycles=100, view_size=50, shuffle_length=8, metrics_every=100),
-    OverlayConfig(protocol="cyclon", nodes=50_000, cycles=100, view_size=50, shuffle_length=8, metrics_every=100),
+    OverlayConfig(protocol="cyclon", nodes=10_000, cycles=100, cyclon_view=50, cyclon_shuffle=8, metrics_every=100),
+    OverlayConfig(protocol="cyclon", nodes=50_000, cycles=100, cyclon_view=50, cyclon_shuffle=8, metrics_every=100),
     OverlayConfig(protocol="pushsum", nodes=100_000, cycles=30, metrics_every=30),
 )
 
