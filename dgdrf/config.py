@@ -42,7 +42,7 @@ class RunOptions:
     )
     sample_every: float | None = option(
         None, "seconds between samples of every user's share and each resource's utilisation (the result's samples)", kind="float", lo=0.0, lo_open=True,
-        hi=MAX_SECONDS, unit="seconds", none_means="10 with finite jobs, else none",
+        hi=MAX_SECONDS, unit="seconds", none_means="10 when tasks end (jobs with durations), else none",
     )
 
 

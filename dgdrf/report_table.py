@@ -22,19 +22,31 @@ def print_results(scenario: Scenario, results: Sequence[RunResult], console: Con
     rows: list[tuple[str, Callable[[RunResult], str]]] = [
         ("allocations", lambda r: f"{r.allocations}"),
         ("run-time (simulated s)", lambda r: f"{r.runtime_s:.1f}"),
-        ("stopped because", lambda r: r.stop_reason if r.stop_reason == "saturated" else f"[bold red]{r.stop_reason}"),
+        ("stopped because", lambda r: r.stop_reason if r.stop_reason in NORMAL_ENDS else f"[bold red]{r.stop_reason}"),
         ("min dominant share", lambda r: f"{r.min_share:.4f}"),
         ("Gini (lower is fairer)", lambda r: f"{r.gini:.4f}"),
         ("Jain's index", lambda r: f"{r.jain:.4f}"),
         ("error ratio", lambda r: f"{r.error_ratio:.2%}"),
         ("error ratio, 5 % tolerance", lambda r: f"{r.error_ratio_tol['0.05']:.2%}"),
     ]
+    if any(r.jobs is not None for r in results):  # jobs that arrive and finish: what the papers compare
+        rows += [
+            ("makespan (s)", lambda r: "-" if r.makespan is None else f"{r.makespan:.1f}"),
+            ("JCT mean / p95 (s)", lambda r: "-" if not r.jct_s else f"{r.jct_s['mean']:.1f} / {r.jct_s['p95']:.1f}"),
+            ("queueing delay p50 / p95 (s)", lambda r: "-" if not r.queueing_delay_s else f"{r.queueing_delay_s['p50']:.2f} / {r.queueing_delay_s['p95']:.2f}"),
+            ("unfinished tasks", lambda r: f"{sum((r.unfinished_tasks or {}).values())}"),
+        ]
+    if any(r.time_avg_shares is not None for r in results):
+        rows += [
+            ("Jain's index, time-averaged shares", lambda r: "-" if r.jain_time_avg is None else f"{r.jain_time_avg:.4f}"),
+            ("Gini, time-averaged shares", lambda r: "-" if r.gini_time_avg is None else f"{r.gini_time_avg:.4f}"),
+        ]
     for res in scenario.resources:
 
         def utilisation(r: RunResult, res: str = res) -> str:
             return f"{r.utilization[res]:.1%}"
 
-        rows.append((f"utilisation {res}", utilisation))
+        rows.append((f"utilisation {res}" + (" (at the end)" if scenario.finishing else ""), utilisation))
     rows += [
         ("allocation latency p50 / p99 (s)", lambda r: f"{r.latency_s['p50']:.3f} / {r.latency_s['p99']:.3f}"),
         ("messages", lambda r: f"{r.messages['total']}"),
@@ -45,15 +57,17 @@ def print_results(scenario: Scenario, results: Sequence[RunResult], console: Con
     for name, fmt in rows:
         table.add_row(name, *[fmt(r) for r in results])
     console.print(table)
-    for reason in dict.fromkeys(r.stop_reason for r in results if r.stop_reason != "saturated"):
+    for reason in dict.fromkeys(r.stop_reason for r in results if r.stop_reason not in NORMAL_ENDS):
         console.print(f"[bold red]{reason}[/]: {STOP_EXPLAINED.get(reason, reason)}")
 
 
-#: what a run's end means when it is not saturation (README "A run ends at saturation")
+#: the ends a run reaches by itself: every task of every finite job done; no task fits any more
+NORMAL_ENDS = ("saturated", "drained")
+#: what a run's end means when it is not one of those (README "A run ends at saturation")
 STOP_EXPLAINED = {
     "stranded": "every user whose next task fits somewhere has it held only by servers where it no longer fits; probes cannot place it (thesis 4.2), so the run cannot reach saturation",
     "stalled": "nothing was placed for the stall time although tasks still fit: a policy stopped making progress (a bug; please report it)",
-    "max_time": "the simulated time limit (--max-time) was reached before saturation",
+    "max_time": "the simulated time limit (--max-time) was reached before saturation (or, with jobs, before every task ended)",
 }
 
 

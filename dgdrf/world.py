@@ -258,6 +258,9 @@ class World:
         down = [s for s in servers if s in gone]
         if down:
             self.collector.retire_servers(down, self.clock.now())
+        bootstrap = self.transport.actors.get(BOOTSTRAP)
+        if isinstance(bootstrap, Bootstrap):
+            bootstrap.forget(gone)  # the failure detector's own bootstrap
         audience = type(self.policy).member_down_audience(servers, [u.id for u in self.scenario.users], gone, GATEWAY)
         for address in audience:
             actor = self.transport.actors.get(address)  # None: gone, in this crash or an earlier one

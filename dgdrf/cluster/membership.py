@@ -172,6 +172,9 @@ class Membership:
                         if collector_down is not None:
                             collector_down()
                         return
+                    forget = getattr(self.bootstrap, "forget", None)
+                    if forget is not None:
+                        forget(gone)  # never handed out to a node that joins again
                     # users too: one may have accepted a placement from a server now gone
                     servers, users = [s.id for s in self.scenario.servers], [u.id for u in self.scenario.users]
                     tell = [COLLECTOR, *POLICIES[self.config.policy].member_down_audience(servers, users, set(gone), GATEWAY)]

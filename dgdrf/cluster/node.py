@@ -42,6 +42,7 @@ from dgdrf.model.scenario_file import parse_document
 from dgdrf.nodes.bootstrap import Bootstrap
 from dgdrf.nodes.collector import REPORT_KINDS, Collector
 from dgdrf.nodes.protocol import MemberDown
+from dgdrf.nodes.stop_rules import StopRules
 from dgdrf.runtime.actor import Actor
 from dgdrf.runtime.clock import AsyncioClock
 from dgdrf.runtime.net import SHUTDOWN_ROLES, NetTransport
@@ -61,6 +62,8 @@ BOOTSTRAP_PATIENCE_S = 5.0
 DEADLINE_GRACE_S = 60.0
 #: stop reasons of a run that could not go on: the collector exits non-zero with them
 FATAL_STOPS = ("gateway_down", "scheduler_down", "bootstrap_down", "deadline")
+#: seconds a run must look stranded before the collector takes it for stranded
+STRANDED_PATIENCE_S = 2.0
 
 
 @dataclass
@@ -233,7 +236,7 @@ async def run_node(opts: NodeOptions) -> int:
         policy = deployment.policy
         collector = collector_actor = None
         if opts.role == "collector":
-            collector = Collector(scenario, on_saturated=None)
+            collector = Collector(scenario, on_saturated=None, start=policy.allocation_start, time_scale=config.time_scale, user_start=policy.user_start, sample_every=config.sample_every)
             transport.reporter = collector
             scheduler = None if policy.distributed else scenario.servers[0].id
             collector_actor = CollectorActor(collector, transport.reject, transport.roles, scheduler)
@@ -373,34 +376,31 @@ async def _collect(collector: Collector, actor: CollectorActor, scenario: Scenar
     await asyncio.sleep(max(0.0, -clock.now()))  # until the common start
     collector.last_allocation_at = start
     collector.check_initial_saturation()
-    reason = "saturated"
+    # the stop rules of emulation (nodes/stop_rules.py); stranded (probes, thesis 4.2)
+    # once it has lasted 2 s: reports from different processes can arrive out of order,
+    # so one look could see a copy not yet held
+    rules = StopRules(config.stall_time, config.max_time, stranded_patience=STRANDED_PATIENCE_S)
+    reason = ""
     t0 = time.perf_counter()
-    stranded_since: float | None = None
-    while collector.saturated_at is None and not stop.is_set():
+    while collector.ended_at is None and not stop.is_set():
         await asyncio.sleep(0.05)
         now = clock.now()
-        # stranded (probes, thesis 4.2) once it has lasted 2 s: reports from different
-        # processes can arrive out of order, so one look could see a copy not yet held
-        if collector.stranded():
-            stranded_since = now if stranded_since is None else stranded_since
-            if now - stranded_since >= 2.0:
-                reason = "stranded"
-                break
-        else:
-            stranded_since = None
-        if now - collector.last_allocation_at >= config.stall_time:
-            reason = "stalled"
-            break
-        if now >= config.max_time:
-            reason = "max_time"
+        collector.sample(now)
+        verdict = rules.check(collector, now)
+        if verdict in ("drained", "saturated"):
+            collector.end(verdict, now)  # over by itself without an event (the last arrival time passed)
+        elif verdict is not None:
+            reason = verdict
             break
         if actor.fatal is not None or ending:
             reason = actor.fatal or ending[0]
             break
     wall = time.perf_counter() - t0
-    if stop.is_set() and collector.saturated_at is None:
+    if collector.ended_at is not None and not reason:
+        reason = collector.end_reason or "saturated"
+    if stop.is_set() and collector.ended_at is None:
         reason = "interrupted"
-    if actor.fatal is not None and (collector.saturated_at is None or collector.saturated_at >= actor.fatal_at):
+    if actor.fatal is not None and (collector.ended_at is None or collector.ended_at >= actor.fatal_at):
         reason = actor.fatal  # retiring the dead servers may "saturate" the rest, but nothing can be placed any more
     await asyncio.sleep(0.3)  # reports still in flight
     stats = MessageStats()
@@ -418,7 +418,7 @@ async def _collect(collector: Collector, actor: CollectorActor, scenario: Scenar
         handler_errors += doc.get("handler_errors", 0)
         connections_lost += doc.get("connections_lost", 0)
     collector.finish()
-    result = measure(scenario, config, collector, _GatheredStats(stats), wall, reason, start, None).to_dict()
+    result = measure(scenario, config, collector, _GatheredStats(stats), wall, reason, start, None, now=clock.now()).to_dict()
     result["mode"] = "network"
     result["tls"] = transport.tls is not None  # every node of a cluster runs with keys or none does
     result["processes"] = len(urls)

@@ -2,9 +2,15 @@
 
 It remembers who joined and answers each Join with up to ``want`` addresses drawn at
 random from the nodes that joined before; it takes no part in any protocol after that.
+The failure detector beside it (network mode's membership service; emulation's crash
+detection, dgdrf/world.py) makes it :meth:`forget` the members it declares down, so a
+node that asks again is not handed a dead peer: the last server standing learns that it
+is alone (Cyclon.alone) and, alone, is the gradient's centre.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from dgdrf.overlay.messages import Join, Peers
 from dgdrf.runtime.actor import Actor
@@ -32,3 +38,10 @@ class Bootstrap(Actor):
         if src not in self._index:
             self._index.add(src)
             self.known.append(src)
+
+    def forget(self, addresses: Iterable[str]) -> None:
+        """Members declared down: never handed out again."""
+        gone = self._index.intersection(addresses)
+        if gone:
+            self.known = [a for a in self.known if a not in gone]
+            self._index -= gone

@@ -44,7 +44,7 @@ from dgdrf.model.scenario import Scenario
 from dgdrf.model.timeline import Timeline
 from dgdrf.nodes.stop_rules import final_reason
 
-#: Seconds between samples of shares and utilisation when a run has finite jobs and
+#: Seconds between samples of shares and utilisation when a run's tasks end (jobs) and
 #: ``sample_every`` is not given.
 DEFAULT_SAMPLE_EVERY_S = 10.0
 #: Relative distances from the minimum share under which an allocation is not an error.
@@ -132,7 +132,7 @@ class Collector:
         self._open: dict[str, set[int]] = {}  # user -> its tasks reported but not allocated
         self._servers_down: set[str] = set()
         every = self.sample_every
-        if every is None and self.scenario.finite_jobs:
+        if every is None and self.scenario.finishing:
             every = DEFAULT_SAMPLE_EVERY_S
         self.timeline = Timeline(list(self.ledger.user_ids), list(self.scenario.resources), self.start, every) if every or not self.scenario.classic else None
 

@@ -93,7 +93,9 @@ class Cyclon(Role):
     # -- the protocol -------------------------------------------------------------------
     def on_Peers(self, src: str, msg: Peers) -> None:
         view, me = self.view, self.me
-        self.alone = not view and not self._sent and not any(a != me for a in msg.peers)
+        # the bootstrap knows no other node (it forgets those declared down), and none is
+        # in the view: a shuffle still unanswered does not count (its peer may be dead)
+        self.alone = not view and not any(a != me for a in msg.peers)
         for addr in msg.peers:
             if len(view) >= self.c:
                 break
