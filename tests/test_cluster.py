@@ -318,3 +318,36 @@ def test_memberdown_never_rehomes_onto_a_server_of_the_same_message_and_drf_plac
     central.send("u1", Proposal(1, "s2", 2))  # a late proposal for the dead server is declined
     clock.run(until=0.4)
     assert user.state == "queued"
+
+
+@pytest.fixture(scope="module")
+def jobs_file(tmp_path_factory) -> Path:
+    """8 servers (half with gpu), 4 users with finite jobs: one user's jobs need a gpu,
+    one's may use only two servers; durations of a few seconds."""
+    base = google_2011_scenario(8, 4, 3)
+    servers: list[dict] = [{"id": s.id, "capacity": list(s.capacity), "attributes": {"gpu": i % 2 == 0}} for i, s in enumerate(base.servers)]
+    demand = [3 * x for x in base.users[0].demand]
+    users: list[dict] = [
+        {"id": "u1", "jobs": [{"id": "a", "demand": demand, "tasks": 12, "duration": 1.5, "arrival": 0, "requires": {"gpu": True}}]},
+        {"id": "u2", "weight": 2, "jobs": [{"id": "b", "demand": demand, "tasks": 12, "duration": {"dist": "uniform", "min": 0.5, "max": 2.0}, "arrival": 0}]},
+        {"id": "u3", "jobs": [{"id": "c", "demand": demand, "tasks": 8, "duration": 2.0, "arrival": 1, "eligible": ["s2", "s3"]}]},
+        {"id": "u4", "jobs": [{"id": "d", "demand": demand, "tasks": 6, "duration": 1.0, "arrival": 2}, {"id": "e", "demand": demand, "tasks": 6, "duration": 1.0, "arrival": 4}]},
+    ]
+    sc = build_scenario(base.resources, servers, users, name="net-jobs-8x4")
+    path = tmp_path_factory.mktemp("net") / "net-jobs-8x4.json"
+    sc.write_json(path)
+    return path
+
+
+@pytest.mark.parametrize("policy", ["drf", "dgdrf"])
+def test_a_cluster_runs_finite_constrained_jobs_to_drained(jobs_file, policy):
+    """Jobs that arrive and end, constrained and weighted, on 15 processes: every task of
+    every job ends, on servers its constraint admits (the collector checks each start)."""
+    args = ["--scenario", str(jobs_file), "--policy", policy, "--tick", "0.05", "--warmup", "2"]
+    code, result, cluster = cluster_up(args, 8, 4, None, TIMEOUT)
+    assert code == 0 and result is not None, cluster.tail("collector", 20)
+    assert result["stop_reason"] == "drained", (result["stop_reason"], result.get("unfinished_tasks"))
+    assert result["invariant_violations"] == [] and result["mode"] == "network"
+    assert [j["finish"] is not None for j in result["jobs"]] == [True] * 5
+    assert result["allocations"] >= 44 and result["tasks"] == {"u1": 0, "u2": 0, "u3": 0, "u4": 0}
+    assert result["messages"]["by_type"]["TaskFinished"] >= 44

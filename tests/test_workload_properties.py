@@ -72,7 +72,7 @@ def _check(scenario, policy: str, loss: float, duplicate: float, crash: tuple[in
     assert result.invariant_violations == []
     assert result.stop_reason == "drained", (result.stop_reason, result.unfinished_tasks, result.events)
     assert audit.check_drained() == []
-    assert all(j["jct"] is not None and j["jct"] >= 0 for j in result.jobs)
+    assert result.jobs is not None and all(j["jct"] is not None and j["jct"] >= 0 for j in result.jobs)
     if crash and audit.lost:
         assert result.events.get("task_lost", 0) == audit.lost
     event(f"{'tasks lost with the crash' if audit.lost else 'none lost'}" if crash else "no crash")

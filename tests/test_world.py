@@ -178,9 +178,9 @@ def test_a_world_runs_until_a_time_it_is_given():
         build(SCENARIO, config).run(until=0.0)
 
 
-def _crash_under_heavy_loss(scenario, stall_time: float = 120.0):
+def _crash_under_heavy_loss(scenario, stall_time: float = 120.0, seed: int = 1):
     """dgdrf at 20 % loss, s3 and s7 crashing at 2.33 s."""
-    config = RunConfig(policy="dgdrf", seed=1, neighbors=3, warmup=2.0, loss=0.2, stall_time=stall_time)
+    config = RunConfig(policy="dgdrf", seed=seed, neighbors=3, warmup=2.0, loss=0.2, stall_time=stall_time)
     return run_emulation(scenario, config, controls=[Crash(at=2.33, addresses=("s3", "s7"))])
 
 
@@ -190,9 +190,12 @@ def test_a_user_whose_walks_outlast_their_patience_does_not_hold_the_centre():
     stuck, so the user held the gradient's centre, walk after walk, until a WalkFailed
     came through; a few such users in turn, and nothing was placed for the stall time.
     An overdue task now makes its user stuck (policies/ddrf.py, HomeScheduler._overdue),
-    so one holds the centre for at most walk_patience: with a stall time of 30 s this
-    run ended stalled at 488 allocations before, and saturates now."""
-    result = _crash_under_heavy_loss(google_2011_scenario(10, 4, 2), stall_time=30.0)
+    so one holds the centre for at most walk_patience: with a stall time of 30 s the run
+    of seed 1 on this scenario ended stalled at 488 allocations before, and saturated
+    after. Since the bootstrap forgets the members declared down (nodes/bootstrap.py), a
+    node that joins again is not handed the crashed servers and fewer walks are lost:
+    seed 1 no longer takes the overdue path, seed 6 (here) still does, four times."""
+    result = _crash_under_heavy_loss(google_2011_scenario(10, 4, 4), stall_time=30.0, seed=6)
     assert result.stop_reason == "saturated", result.stop_reason
     assert result.invariant_violations == []
     assert result.events["task_overdue"] > 0 and result.events["servers_down"] == 2

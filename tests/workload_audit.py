@@ -92,11 +92,10 @@ class WorkloadAudit:
                 self.completed[(f["user"], *job)] += 1
         elif kind == "task_lost":
             self.lost += 1
-            key = (source, f["task_id"])
-            r = self.running.pop(key, None)
-            if r is not None:  # it ran on a server that died: its resources died with it
-                used = self.used[r[0]]
-                for i, d in enumerate(r[1]):
+            lost = self.running.pop((source, f["task_id"]), None)
+            if lost is not None:  # it ran on a server that died: its resources died with it
+                used = self.used[lost[0]]
+                for i, d in enumerate(lost[1]):
                     used[i] -= d
 
     def check_drained(self) -> list[str]:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -191,9 +191,9 @@ def _job_to_dict(job: JobSpec) -> dict[str, Any]:
 
 
 def build_scenario(
-    resources: list[str] | tuple[str, ...],
-    servers: list[tuple[str, list[float]]] | list[ServerSpec] | list[Mapping[str, Any]],
-    users: list[tuple[str, list[float]]] | list[UserSpec] | list[Mapping[str, Any]],
+    resources: Sequence[str],
+    servers: Sequence[tuple[str, Sequence[float]] | ServerSpec | Mapping[str, Any]],
+    users: Sequence[tuple[str, Sequence[float]] | UserSpec | Mapping[str, Any]],
     name: str = "scenario",
 ) -> Scenario:
     """Build and validate a scenario from Python values (tests, generators): entries are
