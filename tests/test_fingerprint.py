@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from dgdrf.bench.fingerprint import behaviour_name, behaviour_names, committed, measure_behaviour
-from dgdrf.bench.sweep import PATH_REVISIONS, is_stale, revision_params, stale_because
+from dgdrf.bench.staleness import PATH_REVISIONS, is_stale, revision_params, stale_because
 
 
 @pytest.mark.parametrize("name", behaviour_names())

@@ -9,7 +9,7 @@ are committed in ``dgdrf/data/behaviour.json`` and a test recomputes them
 without updating the file, whether it was meant or not. Every sweep record carries the
 behaviour of its run's policy in its provenance; a record whose behaviour differs from
 the committed one was made by code that behaved otherwise, and is stale
-(:func:`dgdrf.bench.sweep.is_stale`). Records made before behaviours were recorded keep
+(:func:`dgdrf.bench.staleness.is_stale`). Records made before behaviours were recorded keep
 the older test, the revisions in their parameters.
 
 ``python -m dgdrf.bench.fingerprint`` prints the current behaviours; ``--write`` updates
