@@ -11,15 +11,19 @@ A record is stale for any of three reasons (:func:`stale_because` names them):
   change visible only at scale still raises.
 - paths (its result's ``events`` and its provenance's ``paths``): it took a code path
   that has changed since (:data:`PATH_REVISIONS`).
-- behaviour (its provenance's ``behaviour``): its policy's behaviour fingerprint
-  (dgdrf/bench/fingerprint.py) is not the committed one (:func:`behaviour_changed`).
+- behaviour (its provenance's ``behaviour`` and ``behaviour_scheme``): its policy's
+  behaviour fingerprint (dgdrf/bench/fingerprint.py) is not the committed one
+  (:func:`behaviour_changed`). A record of an earlier fingerprint scheme is compared
+  with the digest frozen for its scheme when the scheme changed, which holds only while
+  its policy still behaves as it did then; a key added to results changes no
+  fingerprint, so it stales nothing.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from dgdrf.bench.fingerprint import committed_behaviour
+from dgdrf.bench.fingerprint import FIRST_SCHEME, behaviour_name, committed, committed_behaviour, committed_scheme, replaced
 
 #: the parameters :func:`revision_params` adds (they identify code, not a condition)
 REVISION_KEYS = ("protocol_revision", "gradient_preference_revision", "stamped_gradient_revision")
@@ -60,19 +64,32 @@ def revision_params(policy: str, params: dict[str, Any]) -> dict[str, Any]:
 
 def marks(params: dict[str, Any]) -> dict[str, Any]:
     """What a record of a run with ``params`` made by the current code carries in its
-    provenance for these rules: its policy's committed behaviour, and the revisions of
-    the paths only some runs take. (Its revisions are in its parameters already:
-    :func:`revision_params`.)"""
-    return {"behaviour": committed_behaviour(params), "paths": dict(PATH_REVISIONS)}
+    provenance for these rules: its policy's committed behaviour and the scheme of that
+    fingerprint, and the revisions of the paths only some runs take. (Its revisions are
+    in its parameters already: :func:`revision_params`.)"""
+    return {"behaviour": committed_behaviour(params), "behaviour_scheme": committed_scheme(), "paths": dict(PATH_REVISIONS)}
 
 
 def behaviour_changed(params: dict[str, Any], provenance: dict[str, Any]) -> bool:
     """Whether the behaviour fingerprint in a record's ``provenance`` says that its run's
-    policy (from ``params``) behaved otherwise than it does now: it is not the committed
-    behaviour. No fingerprint (made before they were recorded): False, the revisions
-    decide."""
+    policy (from ``params``) behaved otherwise than it does now. No fingerprint (made
+    before they were recorded): False, the revisions decide. Of the committed scheme: it
+    must be the committed behaviour. Of an earlier scheme (no ``behaviour_scheme``:
+    scheme 1): it must be the digest frozen for that scheme when the scheme changed, and
+    the policy's committed behaviour must still be the one that replaced it (a behaviour
+    that changed since has no frozen digest, or another). Of any other scheme: changed."""
     recorded = provenance.get("behaviour")
-    return recorded is not None and recorded != committed_behaviour(params)
+    if recorded is None:
+        return False
+    name = behaviour_name(params)
+    now = None if name is None else committed().get(name)
+    if name is None or now is None:
+        return True
+    scheme = provenance.get("behaviour_scheme", FIRST_SCHEME)
+    if scheme == committed_scheme():
+        return bool(recorded != now)
+    frozen = replaced().get(scheme, {}).get(name) if isinstance(scheme, int) else None
+    return frozen is None or frozen.get("digest") != recorded or frozen.get("by") != now
 
 
 def is_stale(rec: dict[str, Any]) -> bool:
