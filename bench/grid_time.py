@@ -17,7 +17,7 @@ import json
 import statistics
 from pathlib import Path
 
-from dgdrf.bench.sweep import is_stale
+from dgdrf.bench.staleness import is_stale
 
 RESULTS = Path(__file__).parent / "results"
 GRADIENT = ("dgdrf", "pdgdrf")
@@ -25,7 +25,7 @@ GRADIENT = ("dgdrf", "pdgdrf")
 
 def load(name: str) -> list[dict]:
     """One record per run, the one whose cost is best measured: a record with its CPU
-    seconds (cpu_s), else one made by earlier code (dgdrf.bench.sweep.is_stale) in a
+    seconds (cpu_s), else one made by earlier code (dgdrf.bench.staleness.is_stale) in a
     session that did not share cores, before a current record without cpu_s whose
     session did (its wall time stretched; which records, and why the earlier code's cost
     stands for the run: docs/notes/2026-11-24-grid-time.md), else whatever there is."""

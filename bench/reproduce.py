@@ -25,7 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from dgdrf.bench.sweep import Dataset, is_stale, read_records, run_parameters
+from dgdrf.bench.staleness import is_stale
+from dgdrf.bench.sweep import Dataset, read_records, run_parameters
 from dgdrf.build_info import core
 from dgdrf.emulation import RunConfig, run_emulation
 from dgdrf.config import load_scenario

@@ -21,7 +21,8 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from dgdrf.bench.sweep import STALE_JSONL, is_stale, read_records
+from dgdrf.bench.staleness import is_stale
+from dgdrf.bench.sweep import STALE_JSONL, read_records
 
 POLICIES = ("dgdrf", "pdgdrf")
 GENERATIONS = {

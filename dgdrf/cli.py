@@ -491,7 +491,8 @@ def cmd_cluster(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from dgdrf.bench.sweep import STALE_JSONL, TORN_LINES, check_output_dir, drop_unreadable, is_stale, load_sweep, prune_stale, read_records, run_sweep
+    from dgdrf.bench.staleness import is_stale
+    from dgdrf.bench.sweep import STALE_JSONL, TORN_LINES, check_output_dir, drop_unreadable, load_sweep, prune_stale, read_records, run_sweep
 
     spec = load_sweep(args.sweep_file)
     out = args.out or Path("results") / spec.home().name  # a part of a sweep writes into the whole's

@@ -332,7 +332,7 @@ def _write_aged_copy(out: Path, dest: Path, age) -> int:
     """Copy the records of ``out`` to ``dest``/results.jsonl, with ``age(params)`` (which
     edits them in place, True when it did) making chosen records look made by older code
     under another key; returns how many it aged."""
-    from dgdrf.bench.sweep import is_stale
+    from dgdrf.bench.staleness import is_stale
 
     dest.mkdir()
     aged = 0
@@ -351,7 +351,7 @@ def test_runs_recorded_with_an_older_gradient_are_rerun_and_left_out_of_reports(
     """A change that alters a policy's results (overlay/gradient.py REVISION) must not
     mix old and new records: an old run has another key, so a sweep runs it again, and
     a report leaves it out and says so."""
-    from dgdrf.bench.sweep import revision_params
+    from dgdrf.bench.staleness import revision_params
     from dgdrf.nodes.protocol import PROTOCOL_REVISION
     from dgdrf.overlay.gradient import PREFERENCE_REVISION, REVISION
 
@@ -438,7 +438,8 @@ def test_report_of_a_loss_sweep_shows_what_loss_costs(tmp_path):
 def test_prune_stale_moves_old_records_beside_the_results(tiny, tmp_path):
     """Once rerun, records of changed code leave results.jsonl for stale.jsonl: reports
     and sweeps read only what the current code made, the old records are kept."""
-    from dgdrf.bench.sweep import STALE_JSONL, is_stale, prune_stale
+    from dgdrf.bench.staleness import is_stale
+    from dgdrf.bench.sweep import STALE_JSONL, prune_stale
 
     _, out, _ = tiny
     records, _ = read_records(out)

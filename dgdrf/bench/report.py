@@ -22,7 +22,8 @@ import numpy as np
 
 from dgdrf.bench import thesis
 from dgdrf.config import variant_labels
-from dgdrf.bench.sweep import REVISION_KEYS, SWEEP_JSON, flat_row, is_stale, read_records, stale_because
+from dgdrf.bench.staleness import REVISION_KEYS, is_stale, stale_because
+from dgdrf.bench.sweep import SWEEP_JSON, flat_row, read_records
 from dgdrf.errors import ConfigError
 from dgdrf.model.resources import natural_key
 
@@ -194,7 +195,7 @@ class Report:
                 self.manifests.append({"_dir": str(d), "name": d.name})
         if not by_key:
             raise ConfigError(f"{', '.join(map(str, results_dirs))}: no results found (results.jsonl missing or empty); run `dgdrf sweep` first")
-        #: runs recorded with code that has changed since (sweep.is_stale): left out
+        #: runs recorded with code that has changed since (staleness.is_stale): left out
         self.stale: list[dict[str, Any]] = []
         self.all: list[dict[str, Any]] = []
         for r in by_key.values():

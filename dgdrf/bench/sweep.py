@@ -19,7 +19,9 @@ resumes; a run that fails is recorded with its error and the sweep goes on. Each
 its own process (forked from a preloaded server), which makes its peak memory its own
 and a crash or a time-out cost only that run. Every record and the manifest (sweep.json)
 hold the run's provenance (dgdrf/provenance.py: git commit and dirty flag, dgdrf, Python
-and library versions) and the sweep file's digest, under the key ``provenance``.
+and library versions), the sweep file's digest and what tells whether the record is
+stale (dgdrf/bench/staleness.py: its policy's behaviour fingerprint, the revisions of the
+paths only some runs take), under the key ``provenance``.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from typing import Any, Callable, Iterable
 
 from dgdrf.build_info import core
 from dgdrf.errors import ConfigError, DgdrfError
-from dgdrf.bench.fingerprint import committed_behaviour
+from dgdrf.bench.staleness import is_stale, marks, revision_params
 from dgdrf.provenance import provenance
 from dgdrf.runtime.process import die_with_parent
 
@@ -171,68 +173,6 @@ def uses_neighbors(policy: str) -> bool:
     from dgdrf.policies import POLICIES
 
     return POLICIES[policy].distributed
-
-
-#: the parameters :func:`revision_params` adds (they identify code, not a condition)
-REVISION_KEYS = ("protocol_revision", "gradient_preference_revision", "stamped_gradient_revision")
-
-
-def revision_params(policy: str, params: dict[str, Any]) -> dict[str, Any]:
-    """The revisions of changed code a run of ``policy`` with ``params`` uses, as
-    parameters of the run. A change that alters a policy's results raises a revision, so
-    a run recorded before it has another key: a sweep runs it again and a report leaves
-    the old record out (:func:`is_stale`) instead of mixing old and new behaviour. Listed
-    are only the parts that changed after runs were recorded: the allocation protocol
-    (nodes/protocol.py PROTOCOL_REVISION), every policy's; the stamped gradient
-    (overlay/gradient.py REVISION), when a policy runs it with a memory; eq. 3.9's
-    preference (overlay/gradient.py PREFERENCE_REVISION), when a policy runs a gradient."""
-    from dgdrf.nodes.protocol import PROTOCOL_REVISION
-    from dgdrf.overlay.gradient import PREFERENCE_REVISION, REVISION
-    from dgdrf.policies import POLICIES
-
-    revisions: dict[str, Any] = {"protocol_revision": PROTOCOL_REVISION}
-    cls = POLICIES.get(policy)
-    kind = cls.gradient_kind(params.get("gradient")) if cls is not None else None
-    if kind is not None:
-        revisions["gradient_preference_revision"] = PREFERENCE_REVISION
-    if kind == "stamped" and params.get("gradient_memory") != 0:
-        revisions["stamped_gradient_revision"] = REVISION
-    return revisions
-
-
-#: Code paths changed since runs were recorded that only some runs take, each named by
-#: the event a run counts when it takes it, with the path's revision. A record that
-#: counted the event (``result.events``) and was made by an earlier revision of the path
-#: (its provenance's ``paths``; none: 1) is stale, and only such a record: a revision of
-#: the whole protocol would make every run of every policy stale, and the behaviour runs
-#: (dgdrf/bench/fingerprint.py) do not take these paths, so their fingerprints do not
-#: change. task_overdue 2: an overdue task makes its user stuck (policies/ddrf.py,
-#: HomeScheduler._overdue; it was placed again, and a dgdrf run at 20 % loss stalled).
-PATH_REVISIONS: dict[str, int] = {"task_overdue": 2}
-
-
-def is_stale(rec: dict[str, Any]) -> bool:
-    """Whether a recorded run was made by code that behaves otherwise than the current:
-    its policy's behaviour fingerprint (recorded in its provenance, dgdrf/bench/fingerprint.py)
-    differs from the committed one, or it used an older revision of code that has changed
-    since (the revisions in its parameters: what records made before fingerprints have,
-    and what a change visible only at scale still raises), or it took a code path that
-    has changed since (:data:`PATH_REVISIONS`)."""
-    return bool(stale_because(rec))
-
-
-def stale_because(rec: dict[str, Any]) -> list[str]:
-    """Why a record is stale (:func:`is_stale`), one phrase a reason; empty if it is not."""
-    params = rec.get("params") or {}
-    why = [f"{k} now {v}" for k, v in revision_params(params.get("policy", ""), params).items() if params.get(k) != v]
-    provenance = rec.get("provenance") or {}
-    events = (rec.get("result") or {}).get("events") or {}
-    paths = provenance.get("paths") or {}
-    why += [f"{event} path now {revision}" for event, revision in PATH_REVISIONS.items() if events.get(event) and paths.get(event, 1) < revision]
-    recorded = provenance.get("behaviour")
-    if recorded is not None and recorded != committed_behaviour(params):
-        why.append("behaviour fingerprint changed")
-    return why
 
 
 def run_key(params: dict[str, Any]) -> str:
@@ -459,11 +399,11 @@ STALE_JSONL = "stale.jsonl"
 
 
 def prune_stale(out: Path) -> int:
-    """Move the records made by code that has changed since (:func:`is_stale`: reports
-    leave them out, a sweep runs them again) from ``out``/results.jsonl to
-    ``out``/stale.jsonl, appended as they were; returns how many moved. Once a sweep has
-    rerun them, results.jsonl then holds only what the current code makes, and the old
-    records stay beside it for comparison. Unreadable lines are dropped (a sweep would
+    """Move the records made by code that has changed since
+    (:func:`dgdrf.bench.staleness.is_stale`: reports leave them out, a sweep runs them
+    again) from ``out``/results.jsonl to ``out``/stale.jsonl, appended as they were;
+    returns how many moved. Once a sweep has rerun them, results.jsonl then holds only
+    what the current code makes, and the old records stay beside it for comparison. Unreadable lines are dropped (a sweep would
     redo their runs anyway). The new results.jsonl replaces the old one atomically."""
     out = Path(out)
     file = out / RESULTS_JSONL
@@ -670,8 +610,8 @@ def run_sweep(
                     proc.join(5)
                     conn.close()
                     del running[conn]
-                    # the policy's behaviour fingerprint, and the revisions of the paths only some runs take
-                    made_by = {**prov, "behaviour": committed_behaviour(run.params), "paths": dict(PATH_REVISIONS)}
+                    # what the staleness rules read: the policy's behaviour fingerprint, the revisions of the paths only some runs take
+                    made_by = {**prov, **marks(run.params)}
                     rec = {"key": run.key, "sweep": spec.name, "params": run.params, **rec, "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "provenance": made_by}
                     sink.write(json.dumps(_finite(rec)) + "\n")
                     sink.flush()

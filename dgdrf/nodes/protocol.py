@@ -35,7 +35,7 @@ from dgdrf.runtime.messages import Message, message
 from dgdrf.runtime.roles import BOOTSTRAP, GATEWAY, SERVER, USER
 
 #: Raised whenever a change alters what the protocol does (and so every policy's results),
-#: so that runs recorded before are told apart (bench/sweep.py: revision_params). 2: steps
+#: so that runs recorded before are told apart (bench/staleness.py: revision_params). 2: steps
 #: sent again until answered, TaskQueued / Registered / WalkAck / Withdrawn, proposal refs
 #: (1: records without the key, alg. 3 as written: nothing repeated). 3: stuck users are
 #: tried again by background walks (policies/ddrf.py), not by re-entering the gradient.

@@ -98,14 +98,14 @@ def idle_order(u: float, t: int, addr: str) -> tuple[bool, int, str]:
 
 
 #: Raised whenever the preference of eq. 3.9 changes (both gradients use it), so that
-#: runs of policies that run a gradient, recorded before, are told apart (bench/sweep.py:
+#: runs of policies that run a gradient, recorded before, are told apart (bench/staleness.py:
 #: revision_params). 1: a node of utility -inf preferred the lowest nodes with users;
 #: 2: all nodes with users equally (by tie-break, :func:`idle_order`).
 PREFERENCE_REVISION = 2
 
 
 #: Raised whenever a change alters what the stamped gradient does, so that runs recorded
-#: with an older one are told apart (bench/sweep.py: revision_params). 2: no node of
+#: with an older one are told apart (bench/staleness.py: revision_params). 2: no node of
 #: utility -inf is remembered, and by default a node with finite utility remembers every
 #: node of finite utility it hears of (1: any node, the 4P + 16 most recent). 3: a node
 #: that was held and then said its utility is -inf is not taken back from older news.
