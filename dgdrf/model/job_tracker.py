@@ -108,9 +108,9 @@ class JobTracker:
         if not 0 <= job < len(work.specs):
             return
         ref = TaskRef(job, index)
-        old = self.current.get(user)
-        if old is not None and (user, old) in self.taken:
-            self.taken.pop((user, old))  # replaced without a start (given up): put back by task_lost
+        # an earlier task taken and not started stays taken: its start may be on its way
+        # (a network's reports from different processes arrive out of order), and one given
+        # up is put back by its task_lost
         work.take_ref(ref)
         self.taken[(user, task_id)] = ref
         self.current[user] = task_id
