@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from dgdrf.config import load_scenario
 from dgdrf.errors import ScenarioError
 from dgdrf.model.distributions import Duration
 from dgdrf.model.google_trace import read_google_trace_jobs
@@ -280,3 +281,47 @@ def test_bad_arguments(trace: Trace) -> None:
     with pytest.raises(ScenarioError, match="go together"):
         read_google_trace_jobs(trace.paths["machine_events"], trace.paths["task_events"], servers=1, users=1, seed=0, task_constraints=trace.paths["task_constraints"])
     expect(trace, "only 3 users", users=4)
+
+
+# --------------------------------------------------------------------------- [generate]
+
+
+def toml(tmp_path: Path, body: str) -> Path:
+    Trace(tmp_path, "csv")
+    p = tmp_path / "trace-jobs.toml"
+    p.write_text('[generate]\nkind = "google-trace"\nmachine_events = "machine_events.csv"\ntask_events = "task_events.csv"\nservers = 4\nusers = 3\n' + body)
+    return p
+
+
+def test_generate_table(tmp_path: Path) -> None:
+    sc = load_scenario(toml(tmp_path, 'jobs = true\ntask_constraints = "task_constraints.csv"\nmachine_attributes = "machine_attributes.csv"\ncomparisons = "expand"\n'))
+    ref = Trace(tmp_path, "csv").read(comparisons="expand")
+    assert sc.to_dict() == ref.to_dict() and sc.name == "trace-jobs"
+    assert sc.warnings == ref.warnings and sc.warnings  # the importer's remarks reach the run
+    p = tmp_path / "w.toml"
+    p.write_text('[generate]\nkind = "google-trace"\nmachine_events = "machine_events.csv"\ntask_events = "task_events.csv"\nservers = 4\nusers = 2\njobs = true\nwindow = [1050, 1450]\n')
+    assert [u.id for u in load_scenario(p).users] == ["bob", "erin"]
+    # jobs = false (the default) is the thesis's importer, unchanged
+    thesis = load_scenario(toml(tmp_path, ""))
+    assert all(not u.jobs for u in thesis.users)
+
+
+@pytest.mark.parametrize(
+    ("body", "where", "fragment"),
+    [
+        ('task_constraints = "task_constraints.csv"\n', "generate.task_constraints", "only read with jobs = true"),
+        ("window = [0, 10]\n", "generate.window", "only read with jobs = true"),
+        ('jobs = "yes"\n', "generate.jobs", "must be true"),
+        ('jobs = true\ntask_constraints = "task_constraints.csv"\n', "generate.machine_attributes", "go together"),
+        ("jobs = true\nwindow = [10, 5]\n", "generate.window", "0 <= start < end"),
+        ("jobs = true\nwindow = [1, 2, 3]\n", "generate.window", "[start, end]"),
+        ('jobs = true\ncomparisons = "all"\n', "generate.comparisons", "must be one of"),
+        ("jobs = true\ntask_constraints = 5\nmachine_attributes = 6\n", "generate.task_constraints", "path"),
+        ("jobs = true\nhorizon = 5\n", "generate.horizon", "unknown field"),
+    ],
+)
+def test_generate_table_errors(tmp_path: Path, body: str, where: str, fragment: str) -> None:
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(toml(tmp_path, body))
+    msg = str(info.value)
+    assert "trace-jobs.toml" in msg and where in msg and fragment in msg, msg

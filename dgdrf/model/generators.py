@@ -32,7 +32,7 @@ import numpy as np
 
 from dgdrf.errors import ScenarioError
 from dgdrf.model.constraints import Scalar
-from dgdrf.model.google_trace import read_google_trace
+from dgdrf.model.google_trace import COMPARISONS, read_google_trace, read_google_trace_jobs
 from dgdrf.model.resources import fit_mask
 from dgdrf.model.scenario import MAX_SECONDS, MAX_TASKS, Scenario, build_scenario
 
@@ -430,8 +430,10 @@ GENERATORS = ("google-2011", "google-2011-jobs", "google-trace")
 _KEYS = {
     "google-2011": (),
     "google-2011-jobs": ("horizon", "load", "constrained", "max_tasks", "user_skew"),
-    "google-trace": ("machine_events", "task_events"),
+    "google-trace": ("machine_events", "task_events", "jobs", "task_constraints", "machine_attributes", "window", "comparisons"),
 }
+#: the google-trace keys that only a trace of jobs (``jobs = true``) reads
+_TRACE_JOB_KEYS = ("task_constraints", "machine_attributes", "window", "comparisons")
 
 
 def generate_from_spec(spec: Any, source: str = "<scenario>", base_dir: Path | None = None) -> Scenario:
@@ -443,8 +445,12 @@ def generate_from_spec(spec: Any, source: str = "<scenario>", base_dir: Path | N
       ``max_tasks`` (default 10 x servers), ``user_skew`` (default 0: uniform)
       (:func:`google_2011_jobs_scenario`);
     - ``kind = "google-trace"``: servers, users, seed, ``machine_events``, ``task_events``
-      (:func:`~dgdrf.model.google_trace.read_google_trace`). Relative paths are relative
-      to the scenario file.
+      (:func:`~dgdrf.model.google_trace.read_google_trace`); with ``jobs = true`` the
+      trace's finite jobs instead, optionally with ``task_constraints`` and
+      ``machine_attributes`` (together), ``window = [start, end]`` (trace seconds) and
+      ``comparisons`` ("skip", "refuse" or "expand")
+      (:func:`~dgdrf.model.google_trace.read_google_trace_jobs`). Relative paths are
+      relative to the scenario file.
     """
 
     def fail(where: str, what: str) -> ScenarioError:
@@ -480,14 +486,46 @@ def generate_from_spec(spec: Any, source: str = "<scenario>", base_dir: Path | N
             max_tasks=_integer(spec, "max_tasks", fail),
             user_skew=_number(spec, "user_skew", 0.0, fail, lo=0.0, hi=100.0, what="a number >= 0 (0: jobs spread uniformly over users)"),
         )
-    paths = {}
-    for k in ("machine_events", "task_events"):
+    paths: dict[str, Path] = {}
+    for k in ("machine_events", "task_events", "task_constraints", "machine_attributes"):
         v = spec.get(k)
+        if v is None and k in _TRACE_JOB_KEYS:
+            continue
         if not isinstance(v, str) or not v:
             raise fail(k, f"must be a path to a Google 2011 CSV file, got {v!r}")
         p = Path(v)
         paths[k] = p if p.is_absolute() or base_dir is None else base_dir / p
-    return read_google_trace(paths["machine_events"], paths["task_events"], servers=values["servers"], users=values["users"], seed=values["seed"])
+    jobs = spec.get("jobs", False)
+    if not isinstance(jobs, bool):
+        raise fail("jobs", f"must be true (the trace's finite jobs) or false (one endless task per user, the thesis's), got {jobs!r}")
+    if not jobs:
+        for k in _TRACE_JOB_KEYS:
+            if k in spec:
+                raise fail(k, "only read with jobs = true (a trace of finite jobs)")
+        return read_google_trace(paths["machine_events"], paths["task_events"], servers=values["servers"], users=values["users"], seed=values["seed"])
+    if ("task_constraints" in paths) != ("machine_attributes" in paths):
+        missing = "machine_attributes" if "task_constraints" in paths else "task_constraints"
+        raise fail(missing, "missing: task_constraints and machine_attributes go together (constraints are matched against the machines' attributes)")
+    window = spec.get("window")
+    if window is not None:
+        ok = isinstance(window, list) and len(window) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in window)
+        if not ok or not 0 <= window[0] < window[1]:
+            raise fail("window", f"must be [start, end], trace seconds with 0 <= start < end, got {window!r}")
+        window = (float(window[0]), float(window[1]))
+    comparisons = spec.get("comparisons", "skip")
+    if comparisons not in COMPARISONS:
+        raise fail("comparisons", f"must be one of {', '.join(repr(c) for c in COMPARISONS)} (what to do with constraints other than EQUAL), got {comparisons!r}")
+    return read_google_trace_jobs(
+        paths["machine_events"],
+        paths["task_events"],
+        servers=values["servers"],
+        users=values["users"],
+        seed=values["seed"],
+        task_constraints=paths.get("task_constraints"),
+        machine_attributes=paths.get("machine_attributes"),
+        window=window,
+        comparisons=comparisons,
+    )
 
 
 def _number(spec: Mapping[str, Any], key: str, default: float, fail: Any, lo: float, hi: float, what: str, lo_open: bool = False) -> float:
