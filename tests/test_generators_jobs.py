@@ -25,6 +25,8 @@ from dgdrf.model.generators import (
 )
 from dgdrf.model.scenario import Scenario
 
+ROOT = Path(__file__).resolve().parents[1]
+
 #: sha256 of json.dumps(google_2011_scenario(*args).to_dict(), sort_keys=True), computed
 #: before the finite-job generator was added: the thesis's scenarios must stay these
 THESIS_HASHES = {
@@ -231,3 +233,13 @@ def test_thesis_generator_refuses_the_job_keys(tmp_path: Path) -> None:
     p.write_text('[generate]\nkind = "google-2011"\nservers = 2\nusers = 2\nhorizon = 60\n')
     with pytest.raises(ScenarioError, match="generate.horizon: unknown field"):
         load_scenario(p)
+
+
+def test_shipped_example() -> None:
+    sc = load_scenario(ROOT / "configs" / "google-finite-100x20.toml")
+    jobs = jobs_of(sc)
+    assert sc.name == "google-finite-100x20" and len(sc.servers) == 100 and len(sc.users) == 20
+    assert sc.to_dict() == google_2011_jobs_scenario(100, 20, 2017, horizon=3600, load=0.8, constrained=0.5).to_dict()
+    assert 5_000 <= sum(j.tasks for j in jobs) <= 15_000  # "about 10^4 tasks"
+    assert 0.4 <= sum(not j.constraint.unconstrained for j in jobs) / len(jobs) <= 0.6
+    assert sc.settings["policy"] == "drf"
