@@ -13,8 +13,19 @@ row, plain ``.csv`` or gzip-compressed ``.csv.gz``):
   different-machine restriction (empty fields allowed).
 
 Only what the thesis needs is kept: each machine's current (CPU, memory) capacity and each
-user's tasks with their (CPU, memory) request. Every defect in the files raises
-:class:`~dgdrf.errors.ScenarioError` naming the file, line and column.
+user's tasks with their (CPU, memory) request (:func:`read_google_trace`).
+
+:func:`read_google_trace_jobs` reads the trace's *finite jobs* instead: arrivals from the
+task events' SUBMIT times, task durations from SCHEDULE to FINISH, and, where given,
+placement constraints from two more tables:
+
+- task_constraints: timestamp, job ID, task index, comparison operator, attribute name,
+  attribute value;
+- machine_attributes: timestamp, machine ID, attribute name, attribute value, attribute
+  deleted.
+
+Every defect in the files raises :class:`~dgdrf.errors.ScenarioError` naming the file,
+line and column.
 """
 
 from __future__ import annotations
