@@ -62,5 +62,5 @@ def parse_document(data: Any, source: str = "<scenario>", base_dir: Path | None 
         if "servers" in data or "users" in data or "resources" in data:
             raise ScenarioError(f"{source}: generate: give either a [generate] table or explicit resources/servers/users, not both")
         scenario = generate_from_spec(data["generate"], source=source, base_dir=base_dir)
-        return Scenario(scenario.resources, scenario.servers, scenario.users, name=name, settings=settings)
+        return Scenario(scenario.resources, scenario.servers, scenario.users, name=name, settings=settings, warnings=scenario.warnings)
     return parse_scenario(data, source=source, name=name, settings=settings)
