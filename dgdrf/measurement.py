@@ -71,7 +71,8 @@ class RunResult:
     queueing_delay_s: dict[str, float] | None = None
     #: tasks of finite jobs that did not run to completion (a run that did not drain)
     unfinished_tasks: dict[str, int] | None = None
-    #: each user's (weighted) dominant share averaged over the run, and fairness over them
+    #: each user's (weighted) dominant share averaged over the time it competed (had a
+    #: task pending; model/timeline.py), and fairness over them
     time_avg_shares: dict[str, float] | None = None
     jain_time_avg: float | None = None
     gini_time_avg: float | None = None

@@ -7,6 +7,13 @@ resource, and fairness indices over the time-averaged shares. :class:`Timeline`
 integrates each user's share exactly (shares are constant between the collector's
 events, so the integral is a sum of share x interval) and keeps samples at a fixed period
 (``--sample-every``), taken at the sampling instants from the state at that instant.
+
+A user's time-averaged share is its share averaged over the time it *competes*: while it
+has a task pending (the time DRF's fairness is about: a user with nothing pending wants
+nothing more). Averaged over the whole run instead, it would be the user's total work
+over the run's length, the same under every policy that runs the same tasks (their
+durations do not depend on the policy), and fairness indices over it would compare
+nothing. A user that never waited is averaged over the whole run.
 """
 
 from __future__ import annotations
@@ -24,21 +31,29 @@ class Timeline:
         self.resources = resources
         self.start = start
         self.every = every
-        self._area = np.zeros(len(users))
+        self._area = np.zeros(len(users))  # integral of the share over the whole run
+        self._competing_area = np.zeros(len(users))  # ... over the time the user competed
+        self._competing_time = np.zeros(len(users))
         self._last_t = start
         self._last_shares = np.zeros(len(users))
+        self._last_competing = np.zeros(len(users), dtype=bool)
         self.times: list[float] = []
         self.share_samples: list[list[float]] = []
         self.util_samples: list[list[float]] = []
         self.running_samples: list[int] = []
         self._next_sample = start if every else float("inf")
 
-    def changed(self, time: float, shares: np.ndarray) -> None:
-        """The shares are ``shares`` from ``time`` on (after an allocation, an end)."""
+    def changed(self, time: float, shares: np.ndarray, competing: np.ndarray) -> None:
+        """The shares are ``shares`` from ``time`` on (after an allocation, an end, an
+        arrival), and the users ``competing`` (a mask) have a task pending."""
         if time > self._last_t:
-            self._area += self._last_shares * (time - self._last_t)
+            dt = time - self._last_t
+            self._area += self._last_shares * dt
+            self._competing_area += np.where(self._last_competing, self._last_shares * dt, 0.0)
+            self._competing_time += np.where(self._last_competing, dt, 0.0)
             self._last_t = time
         self._last_shares = np.array(shares, dtype=np.float64)
+        self._last_competing = np.array(competing, dtype=bool)
 
     def due(self, now: float) -> bool:
         return now >= self._next_sample
@@ -54,10 +69,16 @@ class Timeline:
             self._next_sample += self.every
 
     def averages(self, end: float) -> np.ndarray:
-        """Each user's share averaged over [start, end]."""
-        area = self._area + self._last_shares * max(0.0, end - self._last_t)
+        """Each user's share averaged over the time it competed until ``end`` (over
+        [start, end] for a user that never waited)."""
+        tail = max(0.0, end - self._last_t)
+        area = self._area + self._last_shares * tail
+        competing_area = self._competing_area + np.where(self._last_competing, self._last_shares * tail, 0.0)
+        competing_time = self._competing_time + np.where(self._last_competing, tail, 0.0)
         span = end - self.start
-        return area / span if span > 0 else self._last_shares.copy()
+        whole = area / span if span > 0 else self._last_shares.copy()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(competing_time > 0, competing_area / np.where(competing_time > 0, competing_time, 1.0), whole)
 
     def series(self) -> dict[str, Any]:
         """The samples: ``every``, ``time`` (seconds from the start of allocation),

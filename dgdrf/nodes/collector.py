@@ -147,12 +147,17 @@ class Collector:
 
     def _advance(self, time: float) -> None:
         """Jobs due by ``time`` arrive."""
-        for user in self.jobs.advance(time):
+        arrived = self.jobs.advance(time)
+        for user in arrived:
             self._follow(user)
+        if arrived:
+            self._shares_changed(time)  # who competes changed
 
     def _shares_changed(self, time: float) -> None:
         if self.timeline is not None:
-            self.timeline.changed(time, self.ledger.shares())
+            ledger = self.ledger
+            competing = np.array([ledger.has_task(i) for i in range(len(ledger.user_ids))], dtype=bool)
+            self.timeline.changed(time, ledger.shares(), competing)
 
     def _track(self, user: str, task_id: int) -> bool:
         """Keep track of a task reported before its allocation, unless the user has
