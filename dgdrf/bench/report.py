@@ -469,9 +469,10 @@ class Report:
         scale = sorted({r["_rec"]["result"]["time_scale"] for r in rows if r["_rec"]["result"].get("time_scale")})
         scaled = f" Times are run seconds: the workload's divided by the run's time scale ({', '.join(f'{x:g}' for x in scale)})." if scale else ""
         self.md.append(
-            f"{len(rows)} runs whose users have jobs that arrive and finish; each ends drained when every task of every job has ended. "
+            f"{len(rows)} runs whose users have jobs that arrive and finish; a run ends drained when every task of every job has ended. "
             "A job's completion time (JCT) is its last task's end less its arrival, in seconds from the start of allocation; the makespan is when the last task ended. "
             "Fairness is over each user's (weighted) dominant share averaged over the run (Jain's index: 1 is even; Gini: 0 is even): the final shares of a drained cluster are all 0. "
+            "Over a run that drained, though, a user's time-averaged share is its work divided by the run's length (exactly so when its tasks share one dominant resource), so these two differ little between policies that drain the same jobs: how the policies shared is in the shares over time. "
             "The thesis's sections leave these runs out (figures against neighbours, error ratio over a run, run-time relative to drf, what loss costs, the emulator's cost, and every thesis relation but how runs ended), "
             f"since they are of endless users measured at saturation; the endings and the messages per tick include them.{scaled}\n"
         )
@@ -510,7 +511,14 @@ class Report:
         return sorted(float(j["jct"]) for j in jobs if j.get("jct") is not None), len(jobs)
 
     def _jct_cdf(self, dataset: str, series: list[tuple[str, list[dict], list[dict] | None]]) -> None:
+        if not any(self._jcts(grp)[0] for _, grp, _ in series):
+            self.md.append(f"No job finished on {dataset}: no distribution of job completion times.\n")
+            return
         fig, (ax,) = _figure()
+        if len(series) > 10:  # the default cycle has 10 colours
+            from matplotlib import colormaps
+
+            ax.set_prop_cycle(color=[colormaps["tab20"](i % 20) for i in range(len(series))])
         lo, hi, unfinished = float("inf"), 0.0, 0
         for label, grp, _ in series:
             jcts, n = self._jcts(grp)
@@ -597,10 +605,14 @@ class Report:
             return f"x{v / base:.2f}" if v is not None and base else "–"
 
         spread = len(self.runs.values("seed", [r for _, grp, _ in series for r in grp])) > 1
+        per_run = (
+            "medians over seeds of the makespan (of the runs that drained), of Jain's index and of the Gini coefficient over time-averaged shares"
+            if spread
+            else "the makespan (if the run drained), Jain's index and the Gini coefficient over time-averaged shares"
+        )
         self.md.append(
-            f"Per policy on {dataset}: mean and p95 JCT over every job of every run pooled; {'median over seeds of ' if spread else ''}the makespan (of the runs that drained) and of Jain's index and the Gini coefficient over time-averaged shares. "
-            "*vs drf*: the ratio to drf's under the same parameters (JCT and makespan: below 1 is faster; Jain's index: above 1 is fairer; Gini: below 1 is fairer). "
-            "Over a run that drained, a user's time-averaged share is its work divided by the run's length (exactly so when its tasks share one dominant resource), so Jain's index and the Gini coefficient differ little between policies that drain the same jobs: how the policies shared is in the shares over time.\n"
+            f"Per policy on {dataset}: mean and p95 JCT over every job of every run pooled; {per_run}. "
+            "*vs drf*: the ratio to drf's under the same parameters (JCT and makespan: below 1 is faster; Jain's index: above 1 is fairer; Gini: below 1 is fairer).\n"
         )
         self.md.append("| policy | runs | ended | mean JCT (s) | vs drf | p95 JCT (s) | vs drf | makespan (s) | vs drf | Jain, time-avg | vs drf | Gini, time-avg | vs drf |")
         self.md.append("|---" * 13 + "|")
