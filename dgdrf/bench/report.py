@@ -7,6 +7,12 @@ run-time relative to drf against users (fig. 5.11) or gradient exchanges per tic
 Where a condition ran with several seeds, lines are medians and bands span min to max.
 A "thesis relations" section checks the qualitative findings the distributed-policies
 work must reproduce, on these results, and says which hold.
+
+Runs with jobs that arrive and finish (the result's ``jobs``: dgdrf/model/workload.py)
+end drained, not saturated, with every final share 0: the thesis's figures and relations
+leave them out, and a "Jobs" section compares their policies instead: the distribution of
+job completion times, each user's share and the cluster's utilisation over time, and per
+scenario mean and p95 JCT, makespan and fairness over time-averaged shares against drf's.
 """
 
 from __future__ import annotations
@@ -26,11 +32,14 @@ from dgdrf.bench.staleness import REVISION_KEYS, is_stale, stale_because
 from dgdrf.bench.sweep import SWEEP_JSON, flat_row, read_records
 from dgdrf.errors import ConfigError
 from dgdrf.model.resources import natural_key
+from dgdrf.report_table import NORMAL_ENDS
 
 REPORT_MD = "report.md"
 #: parameters that identify a condition besides the data set, policy, neighbours and seed
 _IDENTITY = ("dataset", "servers", "users", "data_seed", "scenario_digest", "policy", "neighbors", "seed", *REVISION_KEYS)
 POLICY_ORDER = ("drf", "drf-bestfit", "fifo", "probes", "ddrf-random", "ddrf-gradient", "dgdrf", "pdgdrf")
+#: samples a run needs for its panel of shares over time (the default, one every 10 s, may give one or two)
+MIN_SAMPLES = 5
 TOLERANCES = (("exact", "exact"), ("0.01", "1 %"), ("0.05", "5 %"), ("0.10", "10 %"), ("0.15", "15 %"))
 
 
@@ -67,6 +76,12 @@ def falls_as_users_grow(ratios: list[float]) -> bool:
 
 def _verdict(holds: bool | None) -> str:
     return "**not checked**" if holds is None else "holds" if holds else "**fails**"
+
+
+def _has_jobs(rec: dict) -> bool:
+    """A run with finite jobs (its result has ``jobs``): it ends drained, when every task
+    of every job has ended, and its final shares are those of an empty cluster."""
+    return (rec.get("result") or {}).get("jobs") is not None
 
 
 def _unreliable(row: dict) -> bool:
@@ -106,9 +121,13 @@ class Runs:
 
     def __init__(self, records: list[dict[str, Any]]) -> None:
         self.records = [r for r in records if r.get("status") == "ok" and r.get("result")]
-        self.all_rows = _at_every_neighbour_count([flat_row(r) | {"_rec": r} for r in self.records])
-        #: runs cut short by max_time (the scaling benchmark's) say nothing of fairness or run-time
-        self.rows = [r for r in self.all_rows if r.get("stop_reason") != "max_time"]
+        rows = [flat_row(r) | {"_rec": r} for r in self.records]
+        self.all_rows = _at_every_neighbour_count(rows)
+        #: runs with jobs, one row each (not repeated at every neighbour count): the Jobs section's
+        self.job_rows = [r for r in rows if _has_jobs(r["_rec"])]
+        #: runs cut short by max_time (the scaling benchmark's) say nothing of fairness or
+        #: run-time; nor, of the thesis's, do runs with jobs (final shares 0, time to drain)
+        self.rows = [r for r in self.all_rows if r.get("stop_reason") != "max_time" and not _has_jobs(r["_rec"])]
         self.extra = sorted({k for r in self.records for k in r["params"]} - set(_IDENTITY))
 
     def values(self, key: str, rows: Iterable[dict] | None = None) -> list[Any]:
@@ -173,6 +192,21 @@ def _figure(width: float = 6.4, height: float = 4.0, ncols: int = 1):
     fig = Figure(figsize=(width * ncols, height), layout="constrained")
     axes = [fig.add_subplot(1, ncols, i + 1) for i in range(ncols)]
     return fig, axes
+
+
+def _median(values: list[Any]) -> float | None:
+    """The median of the values that are not None (None if none is)."""
+    got = [float(v) for v in values if v is not None]
+    return float(np.median(got)) if got else None
+
+
+def _grid(n: int, ncols: int, width: float, height: float):
+    """A figure of ``n`` panels, ``ncols`` to a row (small multiples)."""
+    from matplotlib.figure import Figure
+
+    nrows = -(-n // ncols)
+    fig = Figure(figsize=(width * ncols, height * nrows), layout="constrained")
+    return fig, [fig.add_subplot(nrows, ncols, i + 1) for i in range(n)]
 
 
 def _series_label(policy: str, extra: dict[str, Any]) -> str:
@@ -253,6 +287,9 @@ class Report:
         ]
         if self.runs.extra:
             lines.append("- other parameters: " + "; ".join(f"{k} = {listed(k)}" for k in self.runs.extra))
+        if self.runs.job_rows:
+            jobs = self.runs.job_rows
+            lines.append(f"- runs with jobs that arrive and finish: {len(jobs)} of {len(self.runs.records)}, on {', '.join(self.runs.values('dataset', jobs))}; the thesis's sections leave them out (see Jobs)")
         for m in self.manifests:
             if m.get("sessions"):
                 cpus = m.get("machine", {}).get("cpus")
@@ -420,10 +457,183 @@ class Report:
             self.md.append(f"| {panel} | {policy} | {nb} | {_fmt(x)} | {med:.2f} | {n} |")
         self.md.append("")
 
+    # -- jobs that arrive and finish ------------------------------------------------------
+    def jobs(self) -> None:
+        """Runs with jobs (the result's ``jobs``, ``samples``, time-averaged shares): per
+        scenario, the JCT distribution per policy, each user's share and the cluster's
+        utilisation over time, and a table of JCT, makespan and fairness against drf's."""
+        rows = self.runs.job_rows
+        if not rows:
+            return
+        self.md.append("## Jobs\n")
+        scale = sorted({r["_rec"]["result"]["time_scale"] for r in rows if r["_rec"]["result"].get("time_scale")})
+        scaled = f" Times are run seconds: the workload's divided by the run's time scale ({', '.join(f'{x:g}' for x in scale)})." if scale else ""
+        self.md.append(
+            f"{len(rows)} runs whose users have jobs that arrive and finish; a run ends drained when every task of every job has ended. "
+            "A job's completion time (JCT) is its last task's end less its arrival, in seconds from the start of allocation; the makespan is when the last task ended. "
+            "Fairness is over each user's (weighted) dominant share averaged over the run (Jain's index: 1 is even; Gini: 0 is even): the final shares of a drained cluster are all 0. "
+            "Over a run that drained, though, a user's time-averaged share is its work divided by the run's length (exactly so when its tasks share one dominant resource), so these two differ little between policies that drain the same jobs: how the policies shared is in the shares over time. "
+            "The thesis's sections leave these runs out (figures against neighbours, error ratio over a run, run-time relative to drf, what loss costs, the emulator's cost, and every thesis relation but how runs ended), "
+            f"since they are of endless users measured at saturation; the endings and the messages per tick include them.{scaled}\n"
+        )
+        for dataset in self.runs.values("dataset", rows):
+            series = self._job_series([r for r in rows if r["dataset"] == dataset])
+            self.md.append(f"### {dataset} {self._size(dataset)}\n")
+            self._jct_cdf(dataset, series)
+            self._shares_over_time(dataset, series)
+            self._jobs_table(dataset, series)
+
+    def _job_series(self, rows: list[dict]) -> list[tuple[str, list[dict], list[dict] | None]]:
+        """The runs of one scenario by series: the policy and its variant, the neighbour
+        count where a distributed policy ran at several, and the other parameters that
+        vary; each with its drf runs under the same other parameters (None if there are none)."""
+        from dgdrf.bench.sweep import uses_neighbors
+        from dgdrf.config import RunConfig
+
+        labelled = {d.name for d in RunConfig.options() if d.option.label}  # already in the variant's name
+        extra = [k for k in self.runs.varying_extra(rows) if k not in labelled]
+        several_p = len(self.runs.values("neighbors", [r for r in rows if uses_neighbors(r["policy"])])) > 1
+        groups: dict[tuple, list[dict]] = defaultdict(list)
+        for r in rows:
+            nb = r["neighbors"] if several_p and uses_neighbors(r["policy"]) else None
+            groups[(_variant(r), nb, tuple(json.dumps(r.get(k)) for k in extra))].append(r)
+        drf = {others: grp for (variant, nb, others), grp in groups.items() if variant == "drf"}
+        out = []
+        for (variant, nb, others), grp in sorted(groups.items(), key=lambda kv: (_policy_rank(kv[0][0].split(" ")[0]), kv[0][0], kv[0][1] or 0, kv[0][2])):
+            label = _series_label(variant + (f", P={nb}" if nb is not None else ""), {k: json.loads(v) for k, v in zip(extra, others)})
+            out.append((label, grp, drf.get(others)))
+        return out
+
+    @staticmethod
+    def _jcts(rows: list[dict]) -> tuple[list[float], int]:
+        """The JCTs of the jobs that finished in ``rows``, pooled, and how many jobs there were."""
+        jobs = [j for r in rows for j in r["_rec"]["result"]["jobs"]]
+        return sorted(float(j["jct"]) for j in jobs if j.get("jct") is not None), len(jobs)
+
+    def _jct_cdf(self, dataset: str, series: list[tuple[str, list[dict], list[dict] | None]]) -> None:
+        if not any(self._jcts(grp)[0] for _, grp, _ in series):
+            self.md.append(f"No job finished on {dataset}: no distribution of job completion times.\n")
+            return
+        fig, (ax,) = _figure()
+        if len(series) > 10:  # the default cycle has 10 colours
+            from matplotlib import colormaps
+
+            ax.set_prop_cycle(color=[colormaps["tab20"](i % 20) for i in range(len(series))])
+        lo, hi, unfinished = float("inf"), 0.0, 0
+        for label, grp, _ in series:
+            jcts, n = self._jcts(grp)
+            unfinished += n - len(jcts)
+            if not jcts:
+                continue
+            ys = np.arange(1, len(jcts) + 1) / n
+            ax.step([jcts[0], *jcts], [0.0, *ys], where="post", label=label)
+            positive = [x for x in jcts if x > 0]
+            lo, hi = min([lo, *positive[:1]]), max(hi, jcts[-1])
+        log = 0 < lo < float("inf") and hi / lo > 100
+        if log:
+            ax.set_xscale("log")
+        ax.set_xlabel("job completion time (s)" + (", log scale" if log else ""))
+        ax.set_ylabel("fraction of jobs finished within")
+        ax.yaxis.set_major_formatter(_percent_formatter())
+        ax.set_ylim(0, 1.02)
+        seeds = self.runs.values("seed", [r for _, grp, _ in series for r in grp])
+        note = f"{dataset}, every job of every seed pooled per policy (seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))})"
+        ax.set_title("\n".join(["job completion times (CDF)", *textwrap.wrap(note, 72)]), fontsize=9)
+        ax.grid(alpha=0.3, which="both" if log else "major")
+        ax.legend(fontsize=7)
+        left = f"; {unfinished} jobs did not finish: their policies' lines end below 100 %" if unfinished else ""
+        self.save(fig, f"jct_cdf_{dataset}.png", f"distribution of job completion times (finish − arrival), {note}{left}")
+
+    def _shares_over_time(self, dataset: str, series: list[tuple[str, list[dict], list[dict] | None]]) -> None:
+        """Small multiples, one panel per series: each user's share over time, from the
+        samples of the series' run of lowest seed, and dashed the cluster's utilisation."""
+        panels: list[tuple[str, dict, dict]] = []  # label, the run, its samples
+        sparse: list[tuple[str, dict, dict]] = []
+        for label, grp, _ in series:
+            run = min(grp, key=lambda r: r["seed"])
+            samples = run["_rec"]["result"].get("samples") or {}
+            (panels if len(samples.get("time") or []) >= MIN_SAMPLES else sparse).append((label, run, samples))
+        if not panels:
+            every = sorted({float(s["every"]) for _, _, s in sparse if s.get("every") is not None})
+            self.md.append(f"No shares over time: each policy's run has fewer than {MIN_SAMPLES} samples (one every {', '.join(f'{x:g}' for x in every) or '–'} s); a sweep's run parameter sample_every, a fraction of the makespan, gives them.\n")
+            return
+        ncols = min(3, len(panels))
+        nrows = -(-len(panels) // ncols)
+        fig, axes = _grid(len(panels), ncols, 4.2, 3.0)
+        end = max(s["time"][-1] for _, _, s in panels)
+        top = max([1.0, *(max(v, default=0.0) for _, _, s in panels for v in s["shares"].values())])
+        styles = ("--", ":", "-.")
+        users = max(len(s["shares"]) for _, _, s in panels)
+        for ax, (label, run, s) in zip(axes, panels):
+            for u, ys in s["shares"].items():
+                ax.step(s["time"], ys, where="post", lw=1.0, label=u)
+            for k, (res, ys) in enumerate(s["utilization"].items()):
+                ax.step(s["time"], ys, where="post", lw=0.7, ls=styles[k % len(styles)], color="0.3", label=f"{res} utilisation")
+            ax.set_title(f"{label}, seed {run['seed']}", fontsize=9)
+            ax.set_xlim(0, end)
+            ax.set_ylim(0, top * 1.03)
+            ax.grid(alpha=0.3)
+        for i, ax in enumerate(axes):
+            if i // ncols == nrows - 1 or i + ncols >= len(axes):
+                ax.set_xlabel("seconds from the start of allocation")
+            if i % ncols == 0:
+                ax.set_ylabel("dominant share / utilisation")
+        handles, names = axes[0].get_legend_handles_labels()
+        if users > 12:  # a legend of every user would be taller than the figure
+            handles, names = handles[users:], names[users:]
+        fig.legend(handles, names, loc="outside right upper", fontsize=7)
+        seeds = sorted({run["seed"] for _, run, _ in panels})
+        every = sorted({float(s["every"]) for _, _, s in panels if s.get("every") is not None})
+        which = f"seed {seeds[0]}, the lowest" if len(seeds) == 1 else "the lowest seed of each (in its title)"
+        weighted = any(r["_rec"]["result"].get("weights") for _, grp, _ in series for r in grp)
+        missing = f"; not drawn, fewer than {MIN_SAMPLES} samples: {', '.join(label for label, _, _ in sparse)}" if sparse else ""
+        self.save(fig, f"shares_over_time_{dataset}.png", f"each user's {'weighted ' if weighted else ''}dominant share over time and, grey dashed and dotted, the cluster's utilisation of each resource, {dataset}: one panel per policy, its run of {which}, sampled every {', '.join(f'{x:g}' for x in every)} s{missing}")
+
+    def _jobs_table(self, dataset: str, series: list[tuple[str, list[dict], list[dict] | None]]) -> None:
+        def measures(grp: list[dict]) -> dict[str, float | None]:
+            jcts, _ = self._jcts(grp)
+            res = [r["_rec"]["result"] for r in grp]
+            return {
+                "mean": float(np.mean(jcts)) if jcts else None,
+                "p95": float(np.percentile(jcts, 95)) if jcts else None,
+                "makespan": _median([x.get("makespan") for x in res]),
+                "jain": _median([x.get("jain_time_avg") for x in res]),
+                "gini": _median([x.get("gini_time_avg") for x in res]),
+            }
+
+        def vs(v: float | None, base: float | None) -> str:
+            return f"x{v / base:.2f}" if v is not None and base else "–"
+
+        spread = len(self.runs.values("seed", [r for _, grp, _ in series for r in grp])) > 1
+        per_run = (
+            "medians over seeds of the makespan (of the runs that drained), of Jain's index and of the Gini coefficient over time-averaged shares"
+            if spread
+            else "the makespan (if the run drained), Jain's index and the Gini coefficient over time-averaged shares"
+        )
+        self.md.append(
+            f"Per policy on {dataset}: mean and p95 JCT over every job of every run pooled; {per_run}. "
+            "*vs drf*: the ratio to drf's under the same parameters (JCT and makespan: below 1 is faster; Jain's index: above 1 is fairer; Gini: below 1 is fairer).\n"
+        )
+        self.md.append("| policy | runs | ended | mean JCT (s) | vs drf | p95 JCT (s) | vs drf | makespan (s) | vs drf | Jain, time-avg | vs drf | Gini, time-avg | vs drf |")
+        self.md.append("|---" * 13 + "|")
+        for label, grp, drf in series:
+            m = measures(grp)
+            base = measures(drf) if drf is not None and drf is not grp else None
+            stops = self._count(r["stop_reason"] for r in grp)
+            ended = ", ".join(f"{n} {k}" for k, n in sorted(stops.items()))
+            jcts, n = self._jcts(grp)
+            if len(jcts) < n:
+                ended += f" ({n - len(jcts)} of {n} jobs unfinished)"
+            cells = [label, str(len(grp)), ended]
+            for key in ("mean", "p95", "makespan", "jain", "gini"):
+                cells += [_fmt(m[key]), "" if base is None else vs(m[key], base[key])]
+            self.md.append("| " + " | ".join(cells) + " |")
+        self.md.append("")
+
     def loss_costs(self) -> None:
         """What message loss and duplication cost each policy: min share, error ratio and
         run-time against the same runs without loss (medians over neighbours and seeds)."""
-        recs = [r for r in self.runs.records if "loss" in r["params"] or "duplicate" in r["params"]]
+        recs = [r for r in self.runs.records if ("loss" in r["params"] or "duplicate" in r["params"]) and not _has_jobs(r)]
         conditions = {(r["params"].get("loss", 0.0), r["params"].get("duplicate", 0.0)) for r in recs}
         if len(conditions) < 2:
             return
@@ -465,12 +675,14 @@ class Report:
 
     def message_costs(self) -> None:
         """Messages and bytes per allocation tick per policy, by protocol part (eqs. 4.3-4.6)."""
-        groups = self.runs.by(self.runs.rows, ["dataset", "policy"])
-        parts = sorted({g for r in self.runs.rows for g in r["_rec"]["result"].get("cost_per_tick", {}).get("by_group", {})})
+        rows = self.runs.rows + self.runs.job_rows  # a tick costs messages with jobs too
+        groups = self.runs.by(rows, ["dataset", "policy"])
+        parts = sorted({g for r in rows for g in r["_rec"]["result"].get("cost_per_tick", {}).get("by_group", {})})
         if not parts or not groups:
             return
         self.md.append("## Messages and bytes per allocation tick\n")
-        self.md.append("Median over neighbours and seeds, during the allocation phase; the thesis's worst-case models are eq. 4.3 (2|S|P for DDRF's share requests) and eq. 4.6 (2x|S| gradient messages for x exchanges per tick).\n")
+        drained = " (with jobs: until they drained)" if self.runs.job_rows else ""
+        self.md.append(f"Median over neighbours and seeds, during the allocation phase{drained}; the thesis's worst-case models are eq. 4.3 (2|S|P for DDRF's share requests) and eq. 4.6 (2x|S| gradient messages for x exchanges per tick).\n")
         self.md.append("| data set | policy | messages/tick | bytes/tick | " + " | ".join(f"{p} msgs/tick" for p in parts) + " |")
         self.md.append("|---" * (4 + len(parts)) + "|")
         for (dataset, policy), grp in sorted(groups.items(), key=lambda kv: (kv[0][0], _policy_rank(kv[0][1]))):
@@ -481,7 +693,7 @@ class Report:
 
     def emulator_cost(self) -> None:
         """The emulator's own cost against cluster size (bench/scaling.toml)."""
-        rows = [r for r in self.runs.all_rows if r.get("data_seed") is not None]
+        rows = [r for r in self.runs.all_rows if r.get("data_seed") is not None and not _has_jobs(r["_rec"])]
         if len(self.runs.values("servers", rows)) < 2:
             return
         measures = (("wall_s", "wall seconds per run"), ("sim_per_wall", "simulated s per wall s"), ("messages_per_wall_s", "messages per wall second"), ("peak_rss_mb", "peak memory (MiB RSS)"))
@@ -517,9 +729,11 @@ class Report:
         if not checks:
             return
         self.md.append("## Thesis relations on these results\n")
-        n_lossy = sum(_unreliable(r["params"]) for r in self.runs.records)
+        n_lossy = sum(_unreliable(r["params"]) for r in self.runs.records if not _has_jobs(r))
         lossy = f" The {n_lossy} runs with message loss or duplication are left out of every row but the first: the thesis's figures are of reliable delivery; what loss costs is in its own section below." if n_lossy else ""
-        self.md.append(f"Each row: what the thesis reports (table, figure or text), our figure on these runs (medians over seeds at each neighbour count P), how far apart they may be, and the verdict. Our data sets are stand-ins, so shares are compared as fractions of drf's on the same data set. Where a relation fails, bench/README.md says why.{lossy}\n")
+        jobs = self.runs.job_rows
+        with_jobs = f" The {len(jobs)} runs with jobs (on {', '.join(self.runs.values('dataset', jobs))}) have only the first row, how they ended: the thesis's relations are of its endless users, and a drained cluster's final shares are all 0; the Jobs section compares their policies." if jobs else ""
+        self.md.append(f"Each row: what the thesis reports (table, figure or text), our figure on these runs (medians over seeds at each neighbour count P), how far apart they may be, and the verdict. Our data sets are stand-ins, so shares are compared as fractions of drf's on the same data set. Where a relation fails, bench/README.md says why.{lossy}{with_jobs}\n")
         self.md.append("| data set | relation | thesis | ours | tolerance | verdict |\n|---|---|---|---|---|---|")
         for c in checks:
             self.md.append(f"| {c.scope} | {c.relation} | {c.thesis} | {c.ours} | {c.tolerance} | {_verdict(c.holds)} |")
@@ -527,24 +741,30 @@ class Report:
         self._endings_table()
 
     def _unexpected_end(self, rec: dict) -> bool:
-        """A run that did not end as its policy should: at saturation, or for probes
-        stranded (thesis 4.2); a max_time the sweep asked for (the scaling benchmark's)
-        is intended."""
+        """A run that did not end as its policy should: at saturation, with jobs drained
+        (every task of every finite job ended), or for probes stranded (thesis 4.2); a
+        max_time the sweep asked for (the scaling benchmark's) is intended, unless tasks
+        of finite jobs were left unfinished (they were meant to drain)."""
         stop = rec["result"].get("stop_reason")
-        if stop == "saturated" or (stop == "stranded" and rec["params"].get("policy") == "probes"):
+        if stop in NORMAL_ENDS or (stop == "stranded" and rec["params"].get("policy") == "probes"):
             return False
-        return not (stop == "max_time" and "max_time" in rec["params"])
+        if stop == "max_time" and "max_time" in rec["params"]:
+            return bool(rec["result"].get("unfinished_tasks"))
+        return True
 
     def _endings_table(self) -> None:
         bad = [r for r in self.runs.records if self._unexpected_end(r)]
         if not bad:
             return
-        self.md.append("## Runs that did not end at saturation (failures)\n")
+        jobs = bool(self.runs.job_rows)
+        self.md.append(f"## Runs that did not end at saturation{' or drain' if jobs else ''} (failures)\n")
         self.md.append("| data set | policy | P | seed | stop reason | allocations | parameters |\n|---|---|---|---|---|---|---|")
         for r in sorted(bad, key=lambda r: (str(r["params"].get("dataset")), _policy_rank(r["params"].get("policy", "")), r["params"].get("neighbors") or 0, r["params"].get("seed") or 0)):
             p, res = r["params"], r["result"]
             other = ", ".join(f"{k}={v}" for k, v in p.items() if k not in _IDENTITY)
-            self.md.append(f"| {p.get('dataset')} | {p.get('policy')} | {p.get('neighbors')} | {p.get('seed')} | {res.get('stop_reason')} | {res.get('allocations')} | {other} |")
+            left = sum((res.get("unfinished_tasks") or {}).values())
+            stop = f"{res.get('stop_reason')}" + (f" ({left} task{'s' if left != 1 else ''} of finite jobs unfinished)" if left else "")
+            self.md.append(f"| {p.get('dataset')} | {p.get('policy')} | {p.get('neighbors')} | {p.get('seed')} | {stop} | {res.get('allocations')} | {other} |")
         self.md.append("")
 
     def _dataset_checks(self, dataset: str) -> list[Check]:
@@ -552,8 +772,24 @@ class Report:
         # or duplication are held against their own runs without, in loss_costs
         rows = [r for r in self.runs.rows if r["dataset"] == dataset and not _unreliable(r)]
         every = [r for r in self.runs.records if r["params"].get("dataset") == dataset]
-        if not rows:
+        # runs with jobs are not in rows (their final shares are 0): only how they ended is checked
+        jobs = any(_has_jobs(r) for r in every)
+        if not rows and not jobs:
             return []
+
+        checks: list[Check] = []
+        # every run ends at saturation (thesis 1.5.5), with jobs drained; probes strands by construction (4.2)
+        stops: dict[str, int] = defaultdict(int)
+        for r in every:
+            stops[r["result"].get("stop_reason")] += 1
+        bad = sum(self._unexpected_end(r) for r in every)
+        if jobs:
+            relation, ref = "every run drains (every task of every job ends) or ends at saturation; probes may end stranded (4.2)", "runs end at saturation (1.5.5); jobs, which drain, are ours"
+        else:
+            relation, ref = "every run ends at saturation; probes may end stranded (4.2)", "runs end at saturation (1.5.5)"
+        checks.append(Check(dataset, relation, ref, ", ".join(f"{n} {k}" for k, n in sorted(stops.items())), "none", bad == 0))
+        if not rows:
+            return checks
         size = (rows[0]["servers"], rows[0]["users"])
         is_thesis = size in thesis.ERROR_RATIO
         have = {_variant(r) for r in rows}
@@ -565,13 +801,6 @@ class Report:
         def at_each(p: str) -> list[int]:
             return [nb for nb in nbs if any(_variant(r) == p and r["neighbors"] == nb for r in rows)]
 
-        checks: list[Check] = []
-        # every run ends at saturation (thesis 1.5.5); probes strands by construction (4.2)
-        stops: dict[str, int] = defaultdict(int)
-        for r in every:
-            stops[r["result"].get("stop_reason")] += 1
-        bad = sum(self._unexpected_end(r) for r in every)
-        checks.append(Check(dataset, "every run ends at saturation; probes may end stranded (4.2)", "runs end at saturation (1.5.5)", ", ".join(f"{n} {k}" for k, n in sorted(stops.items())), "none", bad == 0))
         # a policy whose every run here was made by code that has changed since would
         # otherwise drop out of the table unnoticed, with all the relations that name it
         waiting: dict[str, int] = defaultdict(int)
@@ -720,6 +949,7 @@ class Report:
         self.out.mkdir(parents=True, exist_ok=True)
         self.header()
         self.relations()
+        self.jobs()
         self.neighbour_figures()
         self.error_curves()
         if len(self.runs.values("users", [r for r in self.runs.rows if r.get("data_seed") is not None])) >= 2:
