@@ -471,8 +471,8 @@ class Report:
         self.md.append(
             f"{len(rows)} runs whose users have jobs that arrive and finish; a run ends drained when every task of every job has ended. "
             "A job's completion time (JCT) is its last task's end less its arrival, in seconds from the start of allocation; the makespan is when the last task ended. "
-            "Fairness is over each user's (weighted) dominant share averaged over the run (Jain's index: 1 is even; Gini: 0 is even): the final shares of a drained cluster are all 0. "
-            "Over a run that drained, though, a user's time-averaged share is its work divided by the run's length (exactly so when its tasks share one dominant resource), so these two differ little between policies that drain the same jobs: how the policies shared is in the shares over time. "
+            "Fairness is over each user's (weighted) dominant share averaged over the time it competed, that is had a task pending (Jain's index: 1 is even; Gini: 0 is even): the final shares of a drained cluster are all 0, "
+            "and averaged over the whole run a user's share is its work divided by the run's length, the same under every policy that drains the same jobs. "
             "The thesis's sections leave these runs out (figures against neighbours, error ratio over a run, run-time relative to drf, what loss costs, the emulator's cost, and every thesis relation but how runs ended), "
             f"since they are of endless users measured at saturation; the endings and the messages per tick include them.{scaled}\n"
         )
