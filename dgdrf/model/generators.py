@@ -129,9 +129,10 @@ class JobModel:
       "Heterogeneity and dynamicity of clouds at scale: Google trace analysis", SoCC);
     - the other jobs have max(2, round(X)) tasks, X log-normal with its parameters set so
       that the whole mixture's 90th and 99th percentiles are ``tasks_p90`` = 18 and
-      ``tasks_p99`` = 970: the tail measured on the public 2011 trace (job sizes counted
-      in task_events; figures given in the project's issue: 79 % single-task, median 1,
-      mean ~32, p90 18, p99 ~970, max 10,500). With these, 88 % of jobs have at most 10
+      ``tasks_p99`` = 970: the tail we measured on a public copy of the 2011 trace (job
+      sizes counted in task_events parts 0-13 of the copy in the tommycarpi/py-tracy
+      repository, the trace's first ~19.5 h, 14,303 jobs: 79 % single-task, median 1,
+      mean 31.6, p90 18, p99 967, max 10,500; not a published figure). With these, 88 % of jobs have at most 10
       tasks, as Wang et al. (TSF, §VI-B) report for their one-hour Google sample (86 %
       "small jobs (<= 10 tasks)");
     - at most ``tasks_per_server`` x servers tasks (our choice: 10, so 1,000 on 100

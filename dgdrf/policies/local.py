@@ -122,6 +122,8 @@ class HomeUsers:
         u = self.users.get(user)
         if u is not None and not u.idle and (u.request is None or u.request.task_id < task_id):
             u.idle = True
+            if u.request is not None:  # its last task is placed (perhaps by a walk, elsewhere): nothing is out
+                u.out, u.started = False, u.request.task_id
             self._stale = True
 
     def mark_stuck(self, user: HomeUser) -> None:
