@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from dgdrf.bench import fingerprint
-from dgdrf.bench.fingerprint import SCHEME, updated_document
+from dgdrf.bench.fingerprint import updated_document
 from dgdrf.bench.staleness import PATH_REVISIONS, behaviour_changed, is_stale, marks, revision_params, stale_because
 
 #: a committed file after a scheme change from 1 to 2 (digests made up)
@@ -61,10 +61,11 @@ def test_a_record_of_the_committed_scheme_must_have_the_committed_behaviour(comm
     assert behaviour_changed({"policy": "nonesuch"}, {"behaviour": "drf-2", "behaviour_scheme": 2})
 
 
-def test_when_a_behaviour_changes_its_earlier_scheme_records_become_stale_and_no_others(committed_file):
+def test_when_a_behaviour_changes_its_earlier_scheme_records_become_stale_and_no_others(committed_file, monkeypatch):
     """``--write`` after drf's behaviour changed: drf's frozen digest goes, fifo's stays."""
+    monkeypatch.setattr(fingerprint, "SCHEME", 2)  # DOC's: a write of the same scheme
     after = updated_document(DOC, {"drf": "drf-3", "fifo": "fifo-2"})
-    assert after["scheme"] == SCHEME and after["behaviours"] == {"drf": "drf-3", "fifo": "fifo-2"}
+    assert after["scheme"] == 2 and after["behaviours"] == {"drf": "drf-3", "fifo": "fifo-2"}
     assert after["replaced"] == {"1": {"fifo": {"digest": "fifo-1", "by": "fifo-2"}}}
     committed_file(after)
     assert is_stale(_record("drf", "drf-1")) and is_stale(_record("drf", "drf-2", scheme=2))
@@ -81,16 +82,35 @@ def test_a_frozen_digest_stands_only_for_the_behaviour_that_replaced_it(committe
     assert is_stale(_record("drf", "drf-1")) and not is_stale(_record("fifo", "fifo-1"))
 
 
-def test_a_change_of_scheme_freezes_the_earlier_behaviours_as_replaced_by_the_new(committed_file):
+def test_a_change_of_scheme_freezes_the_earlier_behaviours_as_replaced_by_the_new(committed_file, monkeypatch):
     """The transition ``--write`` makes from a file of scheme 1 (no ``scheme``: the file
     before schemes), as it was done for scheme 2; writing again keeps it."""
+    monkeypatch.setattr(fingerprint, "SCHEME", 2)
     old = {"about": "...", "run": {}, "behaviours": {"drf": "drf-1", "fifo": "fifo-1", "gone": "gone-1"}}
     new = updated_document(old, {"drf": "drf-2", "fifo": "fifo-2"})
-    assert new["scheme"] == SCHEME == 2 and new["behaviours"] == DOC["behaviours"]
+    assert new["scheme"] == 2 and new["behaviours"] == DOC["behaviours"]
     assert new["replaced"] == DOC["replaced"]  # a policy no longer there has nothing frozen
     assert updated_document(new, {"drf": "drf-2", "fifo": "fifo-2"})["replaced"] == DOC["replaced"]
     committed_file(new)
     assert not is_stale(_record("drf", "drf-1")) and not is_stale(_record("drf", "drf-2", scheme=2))
+
+
+def test_a_second_change_of_scheme_keeps_the_first_schemes_records_current(committed_file, monkeypatch):
+    """From scheme 2 (with scheme 1 frozen) to 3, as was done when the jobs run joined the
+    fingerprint: scheme-1 and scheme-2 records stay current, both now replaced by the
+    scheme-3 behaviours; a later change of drf's behaviour makes both of drf's stale."""
+    monkeypatch.setattr(fingerprint, "SCHEME", 3)
+    new = updated_document(DOC, {"drf": "drf-3", "fifo": "fifo-3"})
+    assert new["scheme"] == 3 and new["replaced"] == {
+        "1": {"drf": {"digest": "drf-1", "by": "drf-3"}, "fifo": {"digest": "fifo-1", "by": "fifo-3"}},
+        "2": {"drf": {"digest": "drf-2", "by": "drf-3"}, "fifo": {"digest": "fifo-2", "by": "fifo-3"}},
+    }
+    committed_file(new)
+    assert not is_stale(_record("drf", "drf-1")) and not is_stale(_record("drf", "drf-2", scheme=2)) and not is_stale(_record("drf", "drf-3", scheme=3))
+    changed = updated_document(new, {"drf": "drf-4", "fifo": "fifo-3"})
+    committed_file(changed)
+    assert is_stale(_record("drf", "drf-1")) and is_stale(_record("drf", "drf-2", scheme=2))
+    assert not is_stale(_record("fifo", "fifo-1")) and not is_stale(_record("fifo", "fifo-2", scheme=2))
 
 
 def test_a_new_record_carries_the_committed_behaviour_and_its_scheme(committed_file):

@@ -13,12 +13,15 @@ the scheme :data:`SCHEME` (2),
   dropped, duplicated or could not deliver;
 - the collector's event counts and the number of invariant violations,
 
-read from the run's collector and transport, never from its ``RunResult``; the digest of
-that :class:`Behaviour` (canonical JSON with the scheme number, sha256, 16 hex) is the
+read from the run's collector and transport, never from its ``RunResult``; and the same
+of a second run (scheme 3), of jobs that arrive and finish on constrained, weighted
+users (:func:`jobs_scenario`, :data:`JOBS_CONFIG`), so that what a policy does with
+finite, constrained workloads is its behaviour too. The digest of that
+:class:`Behaviour` (canonical JSON with the scheme number, sha256, 16 hex) is the
 fingerprint. A key added to the result (a new metric) changes no fingerprint, so no
 record goes stale for it; what the policy does (where and when it allocates, what it
-sends) does. Scheme 1, before it, digested the whole result document but its wall time,
-so that any new key of the result changed every fingerprint.
+sends) does. Scheme 1 digested the whole result document but its wall time, so that any
+new key of the result changed every fingerprint; scheme 2 had the thesis's run only.
 
 The current code's behaviours are committed in ``dgdrf/data/behaviour.json`` with their
 scheme, and a test recomputes them (tests/test_fingerprint.py), so a change that alters
@@ -64,14 +67,36 @@ if TYPE_CHECKING:
 
 #: the file the committed behaviours live in (package data)
 BEHAVIOUR_FILE = "behaviour.json"
-#: what a fingerprint digests (:class:`Behaviour`); 1: the whole result but its wall time
-SCHEME = 2
+#: what a fingerprint digests (:class:`Behaviour`); 1: the whole result but its wall
+#: time; 2: the thesis's run's behaviour; 3: that and the jobs run's
+SCHEME = 3
 #: the scheme of records whose provenance does not name one (made before schemes were)
 FIRST_SCHEME = 1
 #: the run whose behaviour is a policy's: small, saturating, with loss and duplicates so
 #: the repeat paths run too
 SCENARIO = (24, 6, 7)  # servers, users, generator seed
 CONFIG: dict[str, Any] = {"seed": 3, "neighbors": 3, "loss": 0.02, "duplicate": 0.01, "warmup": 2.0, "tick": 0.1}
+#: the jobs run's configuration (its scenario: :func:`jobs_scenario`)
+JOBS_CONFIG: dict[str, Any] = {"seed": 5, "neighbors": 3, "loss": 0.02, "duplicate": 0.01, "warmup": 2.0, "tick": 0.1}
+
+
+def jobs_scenario() -> Any:
+    """The jobs run's scenario: 8 servers (half with an attribute ``ssd``), 4 users with
+    weights 1-3 and jobs of a few tasks of 1-6 s arriving over 20 s, one user's on the
+    ``ssd`` servers, one's on two named servers, one endless job whose tasks end: every
+    path of jobs (arrivals, ends, constraints, weights, an idle user) runs in a few
+    seconds of virtual time."""
+    from dgdrf.model.scenario import build_scenario
+
+    servers = [{"id": f"s{i}", "capacity": [1.0 + (i % 3), 2.0 + (i % 2)], "attributes": {"ssd": i % 2 == 0}} for i in range(1, 9)]
+    users = [
+        {"id": "u1", "jobs": [{"id": "a", "demand": [0.5, 0.5], "tasks": 12, "duration": {"dist": "exp", "mean": 2.0, "max": 6.0}, "arrival": 0}]},
+        {"id": "u2", "weight": 2, "jobs": [{"id": "b", "demand": [1.0, 0.5], "tasks": 8, "duration": 3.0, "arrival": 2, "requires": {"ssd": True}},
+                                           {"id": "c", "demand": [0.5, 1.0], "tasks": 6, "duration": {"dist": "uniform", "min": 1, "max": 4}, "arrival": 12}]},
+        {"id": "u3", "weight": 3, "jobs": [{"id": "d", "demand": [0.5, 0.5], "tasks": 10, "duration": 2.5, "arrival": 5, "eligible": ["s2", "s3"]}]},
+        {"id": "u4", "jobs": [{"id": "e", "demand": [1.0, 1.0], "tasks": 5, "duration": 1.0, "arrival": 20}]},
+    ]  # fmt: skip
+    return build_scenario(["cpu", "memory"], servers, users, name="behaviour-jobs")
 
 
 @dataclass
@@ -90,13 +115,18 @@ class Behaviour:
     #: the collector's event counts (the result's ``events``)
     events: dict[str, int] = field(default_factory=dict)
     invariant_violations: int = 0
+    #: the same of the jobs run (scheme 3)
+    jobs: Behaviour | None = None
 
     def document(self) -> dict[str, Any]:
         """What is digested: every field, under the scheme's number."""
-        return {
+        doc = {
             "scheme": SCHEME, "allocations": self.allocations, "stop_reason": self.stop_reason, "end_s": self.end_s,
             "messages": self.messages, "network": self.network, "events": self.events, "invariant_violations": self.invariant_violations,
         }
+        if self.jobs is not None:
+            doc["jobs"] = {k: v for k, v in self.jobs.document().items() if k != "scheme"}
+        return doc
 
     def digest(self) -> str:
         """The fingerprint: sha256 of the canonical JSON of :meth:`document`, 16 hex."""
@@ -162,6 +192,9 @@ def trace_behaviour(name: str) -> Behaviour:
     recorder = _recorder()
     run_emulation(google_2011_scenario(*SCENARIO), config, observers=[recorder])
     behaviour: Behaviour = recorder.behaviour
+    jobs = _recorder()
+    run_emulation(jobs_scenario(), RunConfig(policy=policy, gradient=kind or None, **JOBS_CONFIG), observers=[jobs])
+    behaviour.jobs = jobs.behaviour
     return behaviour
 
 
@@ -207,12 +240,19 @@ def updated_document(doc: dict[str, Any], now: dict[str, str]) -> dict[str, Any]
     """The committed file ``doc`` with the behaviours ``now`` (scheme :data:`SCHEME`), as
     ``--write`` writes it. A behaviour that changed loses its frozen digests of earlier
     schemes (its records of those schemes become stale); one that did not keeps them. If
-    ``doc``'s scheme is an earlier one, its behaviours are frozen as replaced by ``now``:
-    a scheme changes in a commit that changes no behaviour."""
+    ``doc``'s scheme is an earlier one, its behaviours are frozen as replaced by ``now``,
+    and so are those frozen before them that its behaviours had replaced (a record of
+    scheme 1 stays current through schemes 2 and 3): a scheme changes in a commit that
+    changes no behaviour."""
     old_scheme = int(doc.get("scheme", FIRST_SCHEME))
     frozen = {str(s): {n: dict(e) for n, e in t.items()} for s, t in doc.get("replaced", {}).items()}
     if doc.get("behaviours") and old_scheme != SCHEME:
-        frozen[str(old_scheme)] = {n: {"digest": d, "by": now[n]} for n, d in doc["behaviours"].items() if n in now}
+        old = doc["behaviours"]
+        for table in frozen.values():  # still current: they were replaced by what is replaced now
+            for n, e in table.items():
+                if n in now and e.get("by") == old.get(n):
+                    e["by"] = now[n]
+        frozen[str(old_scheme)] = {n: {"digest": d, "by": now[n]} for n, d in old.items() if n in now}
     frozen = {s: kept for s, t in frozen.items() if (kept := {n: e for n, e in t.items() if now.get(n) == e.get("by")})}
     about = (
         "behaviour fingerprints of the current code, of scheme 'scheme': dgdrf/bench/fingerprint.py. 'replaced': per earlier scheme, "
@@ -222,7 +262,7 @@ def updated_document(doc: dict[str, Any], now: dict[str, str]) -> dict[str, Any]
     return {
         "about": about,
         "scheme": SCHEME,
-        "run": {"scenario": list(SCENARIO), "config": CONFIG},
+        "run": {"scenario": list(SCENARIO), "config": CONFIG, "jobs": {"scenario": "fingerprint.jobs_scenario()", "config": JOBS_CONFIG}},
         "behaviours": now,
         "replaced": dict(sorted(frozen.items(), key=lambda item: int(item[0]))),
     }
