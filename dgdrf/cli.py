@@ -91,6 +91,13 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--seed", type=_non_negative_int, default=1)
     sc.add_argument("--machine-events", type=Path, help="Google 2011 machine_events CSV (with --task-events: cut a real trace)")
     sc.add_argument("--task-events", type=Path, help="Google 2011 task_events CSV")
+    sc.add_argument("--jobs", action="store_true", help="finite jobs that arrive and finish (Google-2011-like: kind google-2011-jobs; from a trace: its own jobs) instead of one endless task per user")
+    sc.add_argument("--horizon", type=float, help="--jobs, generated: seconds over which jobs arrive (default 3600)")
+    sc.add_argument("--load", type=float, help="--jobs, generated: expected offered load (default 0.8)")
+    sc.add_argument("--constrained", type=float, help="--jobs, generated: fraction of jobs that require machine attributes (default 0.5)")
+    sc.add_argument("--task-constraints", type=Path, help="--jobs, trace: the task_constraints CSV (with --machine-attributes)")
+    sc.add_argument("--machine-attributes", type=Path, help="--jobs, trace: the machine_attributes CSV")
+    sc.add_argument("--window", type=float, nargs=2, metavar=("START", "END"), help="--jobs, trace: the trace seconds whose arrivals are kept")
     sc.add_argument("-o", "--output", type=Path, required=True, metavar="FILE.json")
 
     ov = sub.add_parser("overlay", help="run one gossip protocol alone in virtual time and print its convergence per cycle")
@@ -330,7 +337,28 @@ def cmd_scenario(args: argparse.Namespace) -> int:
         raise ConfigError("--machine-events and --task-events go together")
     if args.output.suffix.lower() != ".json":
         raise ConfigError(f"-o {args.output}: scenarios are written as JSON; name the file *.json")
-    if args.machine_events:
+    trace_jobs = {"task_constraints": args.task_constraints, "machine_attributes": args.machine_attributes, "window": args.window}
+    generated_jobs = {"horizon": args.horizon, "load": args.load, "constrained": args.constrained}
+    given_for = [k for k, v in {**trace_jobs, **generated_jobs}.items() if v is not None]
+    if given_for and not args.jobs:
+        raise ConfigError(f"--{given_for[0].replace('_', '-')} is for scenarios of jobs: give --jobs too")
+    if args.jobs:
+        from dgdrf.model.generators import generate_from_spec
+
+        spec: dict[str, Any] = {"servers": args.servers, "users": args.users, "seed": args.seed}
+        if args.machine_events:
+            wrong = [k for k, v in generated_jobs.items() if v is not None]
+            if wrong:
+                raise ConfigError(f"--{wrong[0]} is for generated jobs, not a trace's")
+            spec |= {"kind": "google-trace", "jobs": True, "machine_events": str(args.machine_events), "task_events": str(args.task_events)}
+            spec |= {k: (str(v) if isinstance(v, Path) else list(v)) for k, v in trace_jobs.items() if v is not None}
+        else:
+            wrong = [k for k, v in trace_jobs.items() if v is not None]
+            if wrong:
+                raise ConfigError(f"--{wrong[0].replace('_', '-')} is for a trace's jobs (with --machine-events and --task-events)")
+            spec |= {"kind": "google-2011-jobs", **{k: v for k, v in generated_jobs.items() if v is not None}}
+        scenario = generate_from_spec(spec, source="dgdrf scenario")
+    elif args.machine_events:
         from dgdrf.model.google_trace import read_google_trace
 
         scenario = read_google_trace(args.machine_events, args.task_events, servers=args.servers, users=args.users, seed=args.seed)
@@ -343,7 +371,11 @@ def cmd_scenario(args: argparse.Namespace) -> int:
         scenario.write_json(args.output)
     except OSError as exc:
         raise ConfigError(f"cannot write {args.output}: {exc.strerror or exc}") from None
-    print(f"wrote {args.output}: {len(scenario.servers)} servers, {len(scenario.users)} users ({scenario.name})")
+    jobs = [j for u in scenario.users for j in u.jobs]
+    what = f", {len(jobs)} jobs, {sum(j.tasks or 0 for j in jobs):,} tasks" if jobs else ""
+    for w in scenario.warnings:
+        print(f"dgdrf: warning: {w}", file=sys.stderr)
+    print(f"wrote {args.output}: {len(scenario.servers)} servers, {len(scenario.users)} users{what} ({scenario.name})")
     return 0
 
 
