@@ -298,3 +298,30 @@ def test_a_scenario_with_jobs_survives_its_json_round_trip(tmp_path):
     again = load_scenario(path)
     assert again.users == s.users and again.servers == s.servers
     assert not again.classic and again.finite_jobs and again.users[1].job_list[1].tasks is None
+
+
+@pytest.mark.parametrize("policy", ["drf", "probes", "dgdrf"])
+def test_waiting_for_a_running_task_to_end_is_not_a_stall(policy):
+    """Two tasks that each need the whole server, 300 s each: the second waits 300 s with
+    nothing placed, more than the stall time (120 s), and the run drains all the same;
+    the stop rules do not run the stall clock while nothing pending fits."""
+    s = build_scenario(["cpu"], [("s1", [1.0])], [{"id": "u", "jobs": [{"id": "j", "demand": [1.0], "tasks": 2, "duration": 300}]}])
+    r, a = run(s, policy)
+    assert r.stop_reason == "drained" and a.check_drained() == []
+    assert jcts(r)["u/j"] == pytest.approx(600.0, abs=1.0)
+
+
+def test_a_stall_is_still_a_stall():
+    """The stop rules still catch a run where something fits and nothing is placed: a
+    scheduler that stops placing (here: its server's ticks cancelled) ends stalled."""
+    s = build_scenario(["cpu"], [("s1", [4.0])], [{"id": "u", "jobs": [{"id": "j", "demand": [1.0], "tasks": 8, "duration": 5}]}])
+    world = build(s, RunConfig(policy="drf", stall_time=30.0))
+
+    from dgdrf.world import Observer
+
+    class StopTicking(Observer):
+        def started(self, world) -> None:
+            world.clock.call_later(0.25, lambda: [t.cancel() for t in world.transport.actors["s1"]._timers])
+
+    r = world.run(observers=[StopTicking()])
+    assert r.stop_reason == "stalled" and r.unfinished_tasks == {"u": 6}
