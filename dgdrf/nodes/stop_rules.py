@@ -53,7 +53,12 @@ class RunState(Protocol):
         ...
 
     def fits_now(self) -> bool:
-        """Some user's next task fits now on a server it may run on."""
+        """Some user's next task fits now on some server (saturation's test)."""
+        ...
+
+    def runnable_now(self) -> bool:
+        """Some user's next task fits now where it may run: anywhere, or on a server
+        holding it when its copies are held (probes; the stall clock's test)."""
         ...
 
     def stranded(self) -> list[str]: ...
@@ -94,7 +99,7 @@ class StopRules:
                 return "stranded"
         else:
             self._stranded_since = None
-        if not state.fits_now():
+        if not state.runnable_now():
             self.fits_since = None
         elif self.fits_since is None:
             self.fits_since = now
