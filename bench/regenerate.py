@@ -172,7 +172,13 @@ TABLE: tuple[Artefact, ...] = (
            note="every record here is of the code before protocol_revision 2 (README, 'The emulator's own cost'): the current code's keys differ, so even in place the sweep runs all 18 again, appending"),
     Artefact((f"{R}/scaling-report",), "frozen", ("dgdrf report bench/results/scaling --out bench/results/scaling-report",),
              note="kept as it was drawn (README): every record of bench/results/scaling is stale now and `dgdrf report` refuses them; after the scaling sweep is run again, this command draws it from the new records"),
+    # bench/README.md "Finite jobs": every policy on an hour of Google-like jobs
+    _sweep("google-finite-100x20", ("dgdrf sweep bench/google-finite-100x20.toml --out bench/results/google-finite-100x20",),
+           "~11 min on 2 cores (8 runs, 21 min summed: dgdrf 8, pdgdrf 7)", ("configs/google-finite-100x20.toml",)),
+    _report("google-finite-100x20", "dgdrf report bench/results/google-finite-100x20", ("google-finite-100x20",)),
     # ---- scripts that read committed records ---------------------------------------------
+    Artefact((f"{R}/google-finite-100x20.txt",), "report", ("python bench/finite_summary.py bench/results/google-finite-100x20 > bench/results/google-finite-100x20.txt",), "seconds",
+             (f"{R}/google-finite-100x20/results.jsonl",)),
     Artefact((f"{R}/grid-time.txt",), "report", ("python bench/grid_time.py > bench/results/grid-time.txt",), "seconds",
              ("bench/results/thesis-grid-100x20/results.jsonl", "bench/results/thesis-grid-200x40/results.jsonl", "bench/results/runtime.json")),
     Artefact((f"{R}/rerun-compare.txt",), "report",
