@@ -117,13 +117,15 @@ class Gateway(Actor):
     def __init__(self, address: str, routing: Routing) -> None:
         super().__init__(address)
         self.routing = routing
-        self._waiting: list[tuple[str, int, Need | None]] = []
+        #: requests no known server could take, answered when one registers: (user, task)
+        #: -> need, once each however often the user asks again
+        self._waiting: dict[tuple[str, int], Need | None] = {}
 
     def on_RegisterServer(self, src: str, msg: RegisterServer) -> None:
         self.send(src, Registered())
         self.routing.add_server(src, msg.capacity, msg.attributes)
-        waiting, self._waiting = self._waiting, []
-        for user, task_id, need in waiting:
+        waiting, self._waiting = self._waiting, {}
+        for (user, task_id), need in waiting.items():
             self._answer(user, task_id, need)
 
     def on_MemberDown(self, src: str, msg: MemberDown) -> None:
@@ -145,6 +147,6 @@ class Gateway(Actor):
     def _answer(self, user: str, task_id: int, need: Need | None = None) -> None:
         server = self.routing.route(user, self.rng, need)
         if server is None:  # no server (that can run it) known yet: answer when one registers
-            self._waiting.append((user, task_id, need))
+            self._waiting[(user, task_id)] = need
         else:
             self.send(user, ServerReply(task_id, server))
