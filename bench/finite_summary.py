@@ -31,11 +31,16 @@ def summarise(directory: Path) -> list[str]:
     runs = [r for r in records if r.get("status") == "ok" and not is_stale(r)]
     if not runs:
         return [f"{directory}: no current records"]
+    lines = [f"{directory}: {len(runs)} runs ({sum(1 for r in records if is_stale(r))} stale left out)"]
+    for dataset in dict.fromkeys(r["params"]["dataset"] for r in runs):
+        lines += [""] + _dataset([r for r in runs if r["params"]["dataset"] == dataset])
+    return lines
+
+
+def _dataset(runs: list[dict]) -> list[str]:
     by = {(r["params"]["seed"], r["params"]["policy"]): r for r in runs}
-    lines = []
     first = runs[0]["result"]
-    lines.append(f"{first['scenario']}: {first['servers']} servers, {first['users']} users; {len(runs)} runs ({sum(1 for r in records if is_stale(r))} stale left out)")
-    lines.append("")
+    lines = [f"{first['scenario']}: {first['servers']} servers, {first['users']} users, {first['allocations']:,} tasks", ""]
     head = f"{'policy':14s} {'seed':>4s} {'end':>8s} {'tasks':>6s} {'makespan s':>10s} {'sim h':>6s} {'wall s':>7s} {'wall s/sim h':>12s} {'peak MB':>7s} {'JCT mean':>8s} {'JCT p95':>8s} {'Jain':>6s} | {'mean/drf':>8s} {'p95/drf':>8s} {'mksp/drf':>8s} {'Jain/drf':>8s}"
     lines.append(head)
     lines.append("-" * len(head))

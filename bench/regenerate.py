@@ -179,6 +179,9 @@ TABLE: tuple[Artefact, ...] = (
     # ---- scripts that read committed records ---------------------------------------------
     Artefact((f"{R}/google-finite-100x20.txt",), "report", ("python bench/finite_summary.py bench/results/google-finite-100x20 > bench/results/google-finite-100x20.txt",), "seconds",
              (f"{R}/google-finite-100x20/results.jsonl",)),
+    Artefact((f"{R}/google-finite-100x20-placements.txt",), "run",
+             ("python bench/placements_per_tick.py configs/google-finite-100x20-load3.toml 1500 drf fifo dgdrf pdgdrf ddrf-random ddrf-gradient probes > bench/results/google-finite-100x20-placements.txt",),
+             "~6 min (7 runs of 1,500 simulated seconds)", note="virtual time, fixed seed: byte-identical when the code's behaviour is unchanged"),
     Artefact((f"{R}/grid-time.txt",), "report", ("python bench/grid_time.py > bench/results/grid-time.txt",), "seconds",
              ("bench/results/thesis-grid-100x20/results.jsonl", "bench/results/thesis-grid-200x40/results.jsonl", "bench/results/runtime.json")),
     Artefact((f"{R}/rerun-compare.txt",), "report",
