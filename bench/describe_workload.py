@@ -11,6 +11,7 @@ come from this.
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 import numpy as np
@@ -42,8 +43,14 @@ def describe(path: str, horizon: float = 3600.0) -> list[str]:
     return lines
 
 
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="describe_workload.py", description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("scenario", help="a scenario file with finite jobs")
+    ap.add_argument("horizon", type=float, nargs="?", default=3600.0, help="seconds over which the offered load is counted (default 3600)")
+    args = ap.parse_args(argv)
+    print("\n".join(describe(args.scenario, args.horizon)))
+    return 0
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        print(__doc__)
-        sys.exit(2)
-    print("\n".join(describe(sys.argv[1], float(sys.argv[2]) if len(sys.argv) > 2 else 3600.0)))
+    sys.exit(main())

@@ -13,6 +13,7 @@ time it competed (``jain_time_avg``). Ratios are to drf's run of the same seed.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -68,8 +69,13 @@ def _dataset(runs: list[dict]) -> list[str]:
     return lines
 
 
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="finite_summary.py", description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("directory", type=Path, help="a sweep's results directory (results.jsonl)")
+    args = ap.parse_args(argv)
+    print("\n".join(summarise(args.directory)))
+    return 0
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        print(__doc__)
-        sys.exit(2)
-    print("\n".join(summarise(Path(sys.argv[1]))))
+    sys.exit(main())

@@ -11,6 +11,7 @@ ticks placed more than one. Recorded: bench/results/google-finite-100x20-placeme
 
 from __future__ import annotations
 
+import argparse
 import collections
 import sys
 
@@ -26,15 +27,17 @@ class Times(Observer):
         self.times.append(allocation.time)
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) < 3:
-        print(__doc__)
-        return 2
-    scenario = load_scenario(argv[0])
-    seconds = float(argv[1])
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="placements_per_tick.py", description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("scenario", help="a scenario file")
+    ap.add_argument("seconds", type=float, help="seconds of allocation to count")
+    ap.add_argument("policies", nargs="+", help="the policies to run")
+    args = ap.parse_args(argv)
+    scenario = load_scenario(args.scenario)
+    seconds = args.seconds
     print(f"{scenario.name}: the first {seconds:g} s of allocation, run seed 1")
-    for policy in argv[2:]:
-        config = RunConfig.from_settings(scenario.settings, argv[0], policy=policy, seed=1)
+    for policy in args.policies:
+        config = RunConfig.from_settings(scenario.settings, args.scenario, policy=policy, seed=1)
         world = build(scenario, config)
         times = Times()
         world.run(observers=[times], until=world.start + seconds)
@@ -44,4 +47,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

@@ -239,7 +239,7 @@ def test_shipped_example() -> None:
     sc = load_scenario(ROOT / "configs" / "google-finite-100x20.toml")
     jobs = jobs_of(sc)
     assert sc.name == "google-finite-100x20" and len(sc.servers) == 100 and len(sc.users) == 20
-    assert sc.to_dict() == google_2011_jobs_scenario(100, 20, 2017, horizon=3600, load=0.8, constrained=0.5).to_dict()
+    assert sc.to_dict() == google_2011_jobs_scenario(100, 20, 2017, horizon=3600, load=1.05, constrained=0.5).to_dict()
     assert 5_000 <= sum(j.tasks for j in jobs) <= 15_000  # "about 10^4 tasks"
     assert 0.4 <= sum(not j.constraint.unconstrained for j in jobs) / len(jobs) <= 0.6
     assert sc.settings["policy"] == "drf"

@@ -89,7 +89,7 @@ def jobs_scenario() -> Any:
     from dgdrf.model.scenario import build_scenario
 
     servers = [{"id": f"s{i}", "capacity": [1.0 + (i % 3), 2.0 + (i % 2)], "attributes": {"ssd": i % 2 == 0}} for i in range(1, 9)]
-    users = [
+    users: list[dict[str, Any]] = [
         {"id": "u1", "jobs": [{"id": "a", "demand": [0.5, 0.5], "tasks": 12, "duration": {"dist": "exp", "mean": 2.0, "max": 6.0}, "arrival": 0}]},
         {"id": "u2", "weight": 2, "jobs": [{"id": "b", "demand": [1.0, 0.5], "tasks": 8, "duration": 3.0, "arrival": 2, "requires": {"ssd": True}},
                                            {"id": "c", "demand": [0.5, 1.0], "tasks": 6, "duration": {"dist": "uniform", "min": 1, "max": 4}, "arrival": 12}]},

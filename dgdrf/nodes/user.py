@@ -354,8 +354,6 @@ class User(Actor):
         self._drop_share(r.gain)
         if self.state in (SUBMITTED, QUEUED):
             self._submit()
-        elif self.state == IDLE and self.workload.pending():
-            self._next()
 
     def _drop_share(self, gain: float) -> None:
         self.dominant_share = max(0.0, self.dominant_share - gain) if self.tasks_running else 0.0
