@@ -235,6 +235,12 @@ TABLE: tuple[Artefact, ...] = (
     Artefact((f"{R}/instructions-per-message.txt",), "machine", ("bench/instructions_per_message.sh > bench/results/instructions-per-message.txt",), "~1 min",
              note="needs valgrind and the compiled core"),
     # the header line the script prints says `--freeze 1.5` (its default)
+    Artefact((f"{R}/cluster-finite/google-finite-8x4-drf.json",), "machine",
+             ("dgdrf cluster up --scenario configs/google-finite-8x4.toml --policy drf --time-scale 240 --tick 0.05 --json bench/results/cluster-finite/google-finite-8x4-drf.json --quiet",),
+             "~2 min (15 processes, wall-clock time)"),
+    Artefact((f"{R}/cluster-finite/google-finite-8x4-dgdrf.json",), "machine",
+             ("dgdrf cluster up --scenario configs/google-finite-8x4.toml --policy dgdrf --time-scale 240 --tick 0.05 --warmup 2 --json bench/results/cluster-finite/google-finite-8x4-dgdrf.json --quiet",),
+             "~2 min (15 processes, wall-clock time)"),
     Artefact((f"{R}/kill-survey.txt",), "machine", ("python bench/kill_survey.py --freeze 1.5 > bench/results/kill-survey.txt",), "~3 min (8 clusters, 147 s of wall recorded)",
              note="real processes on loopback, stopped and killed on the wall clock: counts and wall times vary between reruns"),
     Artefact((f"{R}/peersim-compare.txt",), "machine", ("bench/peersim_compare.sh > bench/results/peersim-compare.txt",), "~15 min (PeerSim and dgdrf at 1k, 10k, 100k nodes)",

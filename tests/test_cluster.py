@@ -351,3 +351,17 @@ def test_a_cluster_runs_finite_constrained_jobs_to_drained(jobs_file, policy):
     assert [j["finish"] is not None for j in result["jobs"]] == [True] * 5
     assert result["allocations"] >= 44 and result["tasks"] == {"u1": 0, "u2": 0, "u3": 0, "u4": 0}
     assert result["messages"]["by_type"]["TaskFinished"] >= 44
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("policy", ["drf", "dgdrf"])
+def test_the_google_finite_workload_scaled_down_drains_in_a_cluster(policy):
+    """configs/google-finite-8x4.toml (the 100x20 hour scaled down: 106 jobs, 963 tasks,
+    half constrained) on 15 processes with TLS, arrivals and durations divided by 240:
+    drained, every start where its constraint allows (the collector checks each). About
+    two minutes each (recorded in bench/results/cluster-finite/)."""
+    args = ["--scenario", str(Path(__file__).resolve().parents[1] / "configs" / "google-finite-8x4.toml"), "--policy", policy, "--time-scale", "240", "--tick", "0.05", "--warmup", "2"]
+    code, result, cluster = cluster_up(args, 8, 4, None, 600.0)
+    assert code == 0 and result is not None, cluster.tail("collector", 20)
+    assert result["stop_reason"] == "drained" and result["invariant_violations"] == [] and result["allocations"] == 963
+    assert result["tls"] and result["processes"] == 15
