@@ -263,6 +263,13 @@ class AllocationLedger:
         """Whether the user has a next task (it was not :meth:`set_task` to None)."""
         return user not in self._idle
 
+    def tasked(self) -> np.ndarray:
+        """Per user: whether it has a next task (:meth:`has_task`)."""
+        mask = np.ones(len(self.user_ids), dtype=bool)
+        if self._idle:
+            mask[list(self._idle)] = False
+        return mask
+
     def _sync_shares(self) -> None:
         """Bring the cluster totals and the task shares d_i up to date."""
         if self._total_stale:

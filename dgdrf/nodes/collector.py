@@ -130,7 +130,6 @@ class Collector:
                 self._follow(u.id, i)
         self._allocated: set[tuple[str, int]] = set()
         self._open: dict[str, set[int]] = {}  # user -> its tasks reported but not allocated
-        self._servers_down: set[str] = set()
         every = self.sample_every
         if every is None and self.scenario.finishing:
             every = DEFAULT_SAMPLE_EVERY_S
@@ -155,9 +154,7 @@ class Collector:
 
     def _shares_changed(self, time: float) -> None:
         if self.timeline is not None:
-            ledger = self.ledger
-            competing = np.array([ledger.has_task(i) for i in range(len(ledger.user_ids))], dtype=bool)
-            self.timeline.changed(time, ledger.shares(), competing)
+            self.timeline.changed(time, self.ledger.shares(), self.ledger.tasked())
 
     def _track(self, user: str, task_id: int) -> bool:
         """Keep track of a task reported before its allocation, unless the user has
@@ -397,7 +394,6 @@ class Collector:
         """Servers that went down (network mode): nothing fits on them any more, so
         saturation is judged on the remaining ones; the thesis's tasks on them stay
         counted, a job's are lost (pending again: their users run them elsewhere)."""
-        self._servers_down.update(servers)
         for key in self.jobs.running_on(set(servers)):
             self._lose(*key, time)
         for server in servers:
