@@ -262,6 +262,11 @@ class User(Actor):
     def on_Proposal(self, src: str, msg: Proposal) -> None:
         if self.down and (msg.server in self.down or src in self.down):
             self.send(src, Decline(msg.task_id, msg.ref))  # a placement on a server known dead
+            if msg.task_id == self.task_id and self.state in (SUBMITTED, QUEUED) and src == self.sent_to and src not in self.down:
+                # a scheduler that has not heard of the death yet takes a Decline for "placed
+                # elsewhere" and forgets the task: send it again (a cluster's drf-bestfit
+                # waited for it for good, its user queued and silent)
+                self._submit()
             return
         if msg.task_id == self.task_id and self.state not in (ACCEPTED, IDLE):
             self.accepted_from, self.accepted_ref, self.accepted_server = src, msg.ref, msg.server
