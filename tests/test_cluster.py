@@ -339,7 +339,7 @@ def jobs_file(tmp_path_factory) -> Path:
     return path
 
 
-@pytest.mark.parametrize("policy", ["drf", "dgdrf"])
+@pytest.mark.parametrize("policy", [pytest.param("drf", marks=pytest.mark.slow), "dgdrf"])
 def test_a_cluster_runs_finite_constrained_jobs_to_drained(jobs_file, policy):
     """Jobs that arrive and end, constrained and weighted, on 15 processes: every task of
     every job ends, on servers its constraint admits (the collector checks each start)."""
