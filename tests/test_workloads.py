@@ -325,3 +325,21 @@ def test_a_stall_is_still_a_stall():
 
     r = world.run(observers=[StopTicking()])
     assert r.stop_reason == "stalled" and r.unfinished_tasks == {"u": 6}
+
+
+@pytest.mark.parametrize("policy", ["drf", "dgdrf", "pdgdrf", "ddrf-random"])
+def test_weighted_endless_users_share_in_proportion_to_their_weights(policy):
+    """The thesis's endless users with weights 2 and 1 and the same demand on one server
+    of 12 slots: weighted DRF gives them 8 and 4 tasks at saturation (G_i / w_i equal)."""
+    s = build_scenario(["cpu"], [("s1", [12.0])], [{"id": "a", "demand": [1.0], "weight": 2}, {"id": "b", "demand": [1.0]}])
+    r, _ = run(s, policy)
+    assert r.stop_reason == "saturated" and r.invariant_violations == []
+    assert r.tasks == {"a": 8, "b": 4}
+    assert r.shares == pytest.approx({"a": 1 / 3, "b": 1 / 3})  # weighted: 8/12 / 2 and 4/12
+    assert r.time_avg_shares is not None and r.jobs is None
+
+
+def test_a_short_form_user_with_requires_runs_only_where_admitted():
+    s = build_scenario(["cpu"], [("plain", [4.0]), {"id": "fast", "capacity": [2.0], "attributes": {"cpu": "fast"}}], [{"id": "a", "demand": [1.0], "requires": {"cpu": "fast"}}])
+    r, a = run(s, "drf-bestfit")
+    assert r.stop_reason == "saturated" and r.tasks == {"a": 2} and a.peak["plain"] == 0
