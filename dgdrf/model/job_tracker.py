@@ -27,13 +27,7 @@ from typing import Any
 import numpy as np
 
 from dgdrf.model.scenario import Scenario, UserSpec
-from dgdrf.model.workload import JobSpec, TaskRef, UserWorkload
-
-
-def arrival_time(arrival: float, start: float, time_scale: float, user_start: float) -> float:
-    """When a job that arrives ``arrival`` workload seconds into the run becomes pending:
-    from the start of allocation, divided by the time scale, not before the users start."""
-    return max(user_start, start + arrival / time_scale)
+from dgdrf.model.workload import JobSpec, TaskRef, UserWorkload, arrival_time
 
 
 @dataclass
@@ -55,17 +49,14 @@ class JobTracker:
 
     def __init__(self, scenario: Scenario, start: float = 0.0, time_scale: float = 1.0, user_start: float = 0.0) -> None:
         self.start = start
-        self.time_scale = time_scale
         self.specs: dict[str, UserSpec] = {u.id: u for u in scenario.users if not u.classic}
         self.work: dict[str, UserWorkload] = {uid: UserWorkload(u.job_list) for uid, u in self.specs.items()}
-        self._arrivals: list[tuple[float, int, str, int]] = []  # (time, order, user, job)
-        order = 0
-        for uid, u in self.specs.items():
-            for arrival, job in self.work[uid].arrivals():
-                self._arrivals.append((arrival_time(arrival, start, time_scale, user_start), order, uid, job))
-                order += 1
-        heapq.heapify(self._arrivals)
+        #: (user, job) -> when it arrives, in run time
         self.arrival_at: dict[tuple[str, int], float] = {(uid, j): arrival_time(spec.arrival, start, time_scale, user_start) for uid, u in self.specs.items() for j, spec in enumerate(u.job_list)}
+        # the arrivals to come: (time, order, user, job), in each user's serving order
+        self._arrivals = [(self.arrival_at[(uid, j)], k, uid, j) for k, (uid, j) in enumerate((uid, j) for uid in self.specs for _, j in self.work[uid].arrivals())]
+        heapq.heapify(self._arrivals)
+        self._finishing = 0  # running tasks whose job's tasks end
         self.taken: dict[tuple[str, int], TaskRef] = {}  # (user, task id) -> the task taken under it, not yet started
         self.current: dict[str, int] = {}  # user -> the task id taken last and not started
         self.running: dict[tuple[str, int], RunningTask] = {}  # (user, task id) -> where it runs
@@ -129,8 +120,8 @@ class JobTracker:
                 return None
         if self.current.get(user) == task_id:
             del self.current[user]
-        self.work[user].start(ref, time)
         self.running[(user, task_id)] = RunningTask(ref, server, time)
+        self._finishing += self.work[user].specs[ref.job].finishing
         t = self.times.setdefault((user, ref.job), _JobTimes())
         if t.first_start is None:
             t.first_start = time
@@ -142,7 +133,7 @@ class JobTracker:
         r = self.running.pop((user, task_id), None)
         if r is None:
             return None, f"task {task_id} of {user} ended but was not running (freed twice, or never started)"
-        self.work[user].finish(r.ref, time)
+        self._finishing -= self.work[user].specs[r.ref.job].finishing
         key = (user, r.ref.job, r.ref.index)
         t = self.times.setdefault((user, r.ref.job), _JobTimes())
         t.finished += 1
@@ -162,13 +153,14 @@ class JobTracker:
         The running task it was, if it ran (its resources are the caller's to free)."""
         r = self.running.pop((user, task_id), None)
         if r is not None:
-            self.work[user].put_back(r.ref, started=True)
+            self._finishing -= self.work[user].specs[r.ref.job].finishing
+            self.work[user].put_back(r.ref)
             return r
         ref = self.taken.pop((user, task_id), None)
         if ref is not None:
             if self.current.get(user) == task_id:
                 del self.current[user]
-            self.work[user].put_back(ref, started=False)
+            self.work[user].put_back(ref)
         return None
 
     def running_on(self, servers: set[str]) -> list[tuple[str, int]]:
@@ -183,7 +175,7 @@ class JobTracker:
 
     def finishing_running(self) -> bool:
         """A running task will end (its job's tasks have a duration)."""
-        return any(self.work[u].specs[r.ref.job].finishing for (u, _), r in self.running.items())
+        return self._finishing > 0
 
     # -- what it measured -----------------------------------------------------------------
     def job_records(self) -> list[dict[str, Any]]:

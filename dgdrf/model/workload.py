@@ -66,6 +66,13 @@ class JobSpec:
         return self.duration is not None
 
 
+def arrival_time(arrival: float, start: float, time_scale: float, user_start: float) -> float:
+    """When a job that arrives ``arrival`` workload seconds into the run becomes pending,
+    in run time: from the start of allocation, divided by the time scale, not before the
+    users start (the User actor and the collector's mirror both count it so)."""
+    return max(user_start, start + arrival / time_scale)
+
+
 def job_order(jobs: Sequence[JobSpec]) -> list[int]:
     """The indices of ``jobs`` in the order a user serves them: by arrival, ties in the
     scenario's order."""
@@ -87,11 +94,6 @@ class _JobState:
     arrived: bool = False
     next_new: int = 0  # the next index never taken yet
     again: list[int] = field(default_factory=list)  # indices lost, pending again (sorted)
-    taken: int = 0  # taken and not yet started, lost or finished
-    running: int = 0
-    finished: int = 0
-    first_start: float | None = None
-    last_finish: float | None = None
 
     def pending(self) -> int:
         """Tasks arrived and not taken (an endless job has always one more)."""
@@ -101,14 +103,13 @@ class _JobState:
             return 1
         return self.spec.tasks - self.next_new + len(self.again)
 
-    def done(self) -> bool:
-        return self.spec.tasks is not None and self.finished >= self.spec.tasks
-
 
 class UserWorkload:
-    """A user's jobs and where each of their tasks is: pending, taken (submitted, on its
-    way to a server), running, finished. Arrivals are told (:meth:`arrive`), not timed:
-    the owner (the User actor, the Collector) knows its clock."""
+    """A user's jobs and which of their tasks are pending: arrived and not taken
+    (submitted). What happens to a task after it is taken (it runs, ends) is not kept
+    here: only whether it is pending again (:meth:`put_back`). Arrivals are told
+    (:meth:`arrive`), not timed: the owner (the User actor, the Collector) knows its
+    clock."""
 
     def __init__(self, jobs: Sequence[JobSpec]) -> None:
         self.specs = tuple(jobs)
@@ -127,13 +128,6 @@ class UserWorkload:
     def pending(self) -> bool:
         return self.next_task() is not None
 
-    def done(self) -> bool:
-        """Every job is finite and every task of it has finished."""
-        return all(s.done() for s in self.jobs)
-
-    def finite(self) -> bool:
-        return all(s.spec.finite for s in self.jobs)
-
     def arrivals(self) -> list[tuple[float, int]]:
         """(arrival, job) of every job, in serving order."""
         return [(self.specs[j].arrival, j) for j in self.order]
@@ -145,14 +139,8 @@ class UserWorkload:
     def take(self) -> TaskRef | None:
         """Take the next task (it is being submitted); None if nothing is pending."""
         ref = self.next_task()
-        if ref is None:
-            return None
-        state = self.jobs[ref.job]
-        if state.again and state.again[0] == ref.index:
-            state.again.pop(0)
-        else:
-            state.next_new += 1
-        state.taken += 1
+        if ref is not None:
+            self.take_ref(ref)
         return ref
 
     def take_ref(self, ref: TaskRef) -> None:
@@ -162,32 +150,14 @@ class UserWorkload:
             state.again.remove(ref.index)
         elif ref.index >= state.next_new:
             state.next_new = ref.index + 1
-        state.taken += 1
 
-    def start(self, ref: TaskRef, time: float) -> None:
+    def put_back(self, ref: TaskRef) -> None:
+        """A task taken that will not finish where it went (its server died, before or
+        after it started): pending again under its index."""
         state = self.jobs[ref.job]
-        state.taken = max(0, state.taken - 1)
-        state.running += 1
-        if state.first_start is None:
-            state.first_start = time
-
-    def put_back(self, ref: TaskRef, started: bool) -> None:
-        """A task taken (or running, ``started``) that will not finish where it went (its
-        server died): pending again under its index."""
-        state = self.jobs[ref.job]
-        if started:
-            state.running = max(0, state.running - 1)
-        else:
-            state.taken = max(0, state.taken - 1)
         if state.spec.tasks is not None and ref.index not in state.again:
             state.again.append(ref.index)
             state.again.sort()
-
-    def finish(self, ref: TaskRef, time: float) -> None:
-        state = self.jobs[ref.job]
-        state.running = max(0, state.running - 1)
-        state.finished += 1
-        state.last_finish = time
 
 
 class Durations:

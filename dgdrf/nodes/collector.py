@@ -88,7 +88,7 @@ class Collector:
     #: called once when the run ends by itself (drained or saturated: ``end_reason``)
     on_saturated: Callable[[], None] | None = None
     #: when allocation starts (job arrivals count from it), the run's time scale, and
-    #: when users start (dgdrf/model/job_tracker.py arrival_time)
+    #: when users start (dgdrf/model/workload.py arrival_time)
     start: float = 0.0
     time_scale: float = 1.0
     user_start: float = 0.0

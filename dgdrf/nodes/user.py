@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dgdrf.model.workload import CLASSIC, Durations, JobSpec, TaskRef, TaskTraits, UserWorkload
+from dgdrf.model.workload import CLASSIC, Durations, JobSpec, TaskRef, TaskTraits, UserWorkload, arrival_time
 from dgdrf.nodes.protocol import (
     RETRY_S,
     Accept,
@@ -115,8 +115,7 @@ class User(Actor):
     def on_start(self) -> None:
         if self.jobs is not None:
             for arrival, job in self.workload.arrivals():  # type: ignore[union-attr]
-                at = max(self.start_delay, self.jobs.start + arrival / self.jobs.time_scale)
-                self.after(at, self._arrive, job)
+                self.after(arrival_time(arrival, self.jobs.start, self.jobs.time_scale, self.start_delay), self._arrive, job)
         elif self.start_delay > 0:
             self.after(self.start_delay, self._request_server)
         else:
@@ -190,7 +189,7 @@ class User(Actor):
         self.report("task_lost", task_id=self.task_id, server=self.accepted_server or self.accepted_from)
         self.task_id += 1
         if self.workload is not None and self.current is not None:
-            self.workload.put_back(self.current, started=False)
+            self.workload.put_back(self.current)
             self._take()
             if self.current is None:  # cannot be: the task put back is pending
                 return
@@ -248,7 +247,7 @@ class User(Actor):
         for task_id in [t for t, r in self.tasks_running.items() if r.server in gone]:
             r = self.tasks_running.pop(task_id)
             self.report("task_lost", task_id=task_id, server=r.server)
-            self.workload.put_back(r.ref, started=True)
+            self.workload.put_back(r.ref)
             self._drop_share(r.gain)
 
     def _ask_again(self) -> None:
@@ -298,7 +297,6 @@ class User(Actor):
             return
         assert self.current is not None  # ACCEPTED: a task is being placed
         self.tasks_running[self.task_id] = _Running(self.current, msg.server, msg.gain)
-        self.workload.start(self.current, self.now())
         self.dominant_share += msg.gain
         self.task_id += 1
         self._next()
@@ -350,12 +348,9 @@ class User(Actor):
         if r is None:
             if msg.task_id == self.task_id and self.state == ACCEPTED and self.current is not None:
                 self.running += 1
-                self.workload.start(self.current, self.now())
-                self.workload.finish(self.current, self.now())
                 self.task_id += 1
                 self._next()
             return  # else a repeat
-        self.workload.finish(r.ref, self.now())
         self._drop_share(r.gain)
         if self.state in (SUBMITTED, QUEUED):
             self._submit()
