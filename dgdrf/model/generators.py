@@ -33,7 +33,7 @@ import numpy as np
 from dgdrf.errors import ScenarioError
 from dgdrf.model.constraints import Scalar
 from dgdrf.model.google_trace import COMPARISONS, read_google_trace, read_google_trace_jobs
-from dgdrf.model.resources import fit_mask
+from dgdrf.model.resources import fit_mask, task_dominant_share
 from dgdrf.model.scenario import MAX_SECONDS, MAX_TASKS, Scenario, build_scenario
 
 #: Google cluster data 2011, machine configurations: (normalised CPU, normalised memory)
@@ -286,8 +286,7 @@ def offered_load(scenario: Scenario, horizon: float) -> float:
         for job in user.jobs:
             if job.tasks is None or job.duration is None:
                 raise ScenarioError(f"offered_load: user {user.id!r} job {job.id!r} is endless")
-            share = max(d / c for d, c in zip(job.demand, total) if c > 0)
-            work += job.tasks * job.duration.mean() * share
+            work += job.tasks * job.duration.mean() * task_dominant_share(job.demand, total)
     return work / horizon
 
 

@@ -42,7 +42,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from dgdrf.errors import ScenarioError
-from dgdrf.model.constraints import MAX_ATTRIBUTES, MAX_VALUES
+from dgdrf.model.constraints import MAX_ATTRIBUTES, MAX_VALUES, Constraint
 from dgdrf.model.resources import fit_mask, natural_key
 from dgdrf.model.scenario import Scenario, build_scenario
 
@@ -585,9 +585,5 @@ def _runnable(doc: Mapping[str, Any], picked: list[tuple[str, dict[str, str]]], 
     """Whether some picked machine admits the job's constraint and fits its demand (the
     loader's check, dgdrf/model/scenario.py, made before users are picked)."""
     fits = fit_mask(np.asarray(doc["demand"], dtype=np.float64), cap, cap)
-    requires = {name: set(vs) for name, vs in doc.get("requires", {}).items()}
-    eligible = set(doc["eligible"]) if "eligible" in doc else None
-    for (sid, attrs), fit in zip(picked, fits):
-        if fit and (eligible is None or sid in eligible) and all(name in attrs and attrs[name] in vs for name, vs in requires.items()):
-            return True
-    return False
+    constraint = Constraint.from_wire(doc.get("eligible", []), doc.get("requires", {}))
+    return any(fit and constraint.admits(sid, attrs) for (sid, attrs), fit in zip(picked, fits))

@@ -42,7 +42,7 @@ import numpy as np
 from dgdrf.errors import ScenarioError
 from dgdrf.model.constraints import UNCONSTRAINED, Constraint, ConstraintError, Scalar, parse_attributes, parse_constraint
 from dgdrf.model.distributions import DistributionError, parse_duration
-from dgdrf.model.resources import FIT_TOLERANCE
+from dgdrf.model.resources import fit_mask
 from dgdrf.model.workload import MAIN_JOB, JobSpec, job_order
 
 #: Upper bounds that keep virtual time (integer microseconds) far from overflow.
@@ -128,14 +128,7 @@ class Scenario:
         the cluster is empty (they are reported after the run; any other user's job that
         could never run is refused on load)."""
         cap = self.capacity_matrix()
-        slack = FIT_TOLERANCE * np.maximum(cap, 1.0)
-        out = []
-        for user in self.users:
-            if user.jobs or not user.constraint.unconstrained:
-                continue
-            if not np.any(np.all(np.asarray(user.demand) <= cap + slack, axis=1)):
-                out.append(user.id)
-        return out
+        return [u.id for u in self.users if not u.jobs and u.constraint.unconstrained and not fit_mask(np.asarray(u.demand), cap, cap).any()]
 
     @property
     def classic(self) -> bool:
@@ -275,8 +268,8 @@ def _parse_server(entry: Any, index: int, m: int, fail) -> ServerSpec:
     return ServerSpec(ident, capacity, attributes)
 
 
-#: the fields of a short-form user, and of a user with jobs; of a job
-_SHORT_FIELDS = ("demand", "weight", "eligible", "requires")
+#: the fields of a short-form user besides id and demand, and of a user with jobs; of a job
+_SHORT_FIELDS = ("weight", "eligible", "requires")
 _JOBS_FIELDS = ("jobs", "weight")
 _JOB_FIELDS = ("id", "demand", "tasks", "duration", "arrival", "eligible", "requires")
 
@@ -302,7 +295,7 @@ def _parse_user(entry: Any, index: int, m: int, servers: list[str], fail) -> Use
             seen.add(job.id)
         first = jobs[job_order(jobs)[0]]
         return UserSpec(ident, first.demand, weight, jobs)
-    ident, demand = _parse_entry(entry, "users", index, "demand", m, fail, extra=("weight", "eligible", "requires"))
+    ident, demand = _parse_entry(entry, "users", index, "demand", m, fail, extra=_SHORT_FIELDS)
     who = f"user {ident!r}"
     if not any(x > 0 for x in demand):
         raise fail(f"{where}.demand", f"user {ident!r} demands nothing; at least one resource must be positive")
@@ -367,7 +360,6 @@ def _check_runnable(servers: tuple[ServerSpec, ...], users: tuple[UserSpec, ...]
     if not servers:
         return
     cap = np.array([sv.capacity for sv in servers], dtype=np.float64)
-    slack = FIT_TOLERANCE * np.maximum(cap, 1.0)
     attrs = [sv.attribute_map for sv in servers]
     for i, u in enumerate(users):
         if not u.jobs and u.constraint.unconstrained:
@@ -375,14 +367,13 @@ def _check_runnable(servers: tuple[ServerSpec, ...], users: tuple[UserSpec, ...]
         for k, job in enumerate(u.job_list):
             where = f"users[{i}].jobs[{k}]" if u.jobs else f"users[{i}]"
             who = f"user {u.id!r} job {job.id!r}" if u.jobs else f"user {u.id!r}"
-            admitted = np.array([job.constraint.admits(sv.id, attrs[k]) for k, sv in enumerate(servers)])
+            admitted = np.array([job.constraint.admits(sv.id, a) for sv, a in zip(servers, attrs)])
             if not admitted.any():
                 what = "eligible" if job.constraint.eligible is not None and not job.constraint.requires else "requires"
                 if job.constraint.eligible is not None and job.constraint.requires:
                     what = "eligible/requires"
                 raise fail(f"{where}.{what}", f"{who}: no server matches its constraint ({_describe(job.constraint)})")
-            fits = np.all(np.asarray(job.demand) <= cap + slack, axis=1)
-            if not (fits & admitted).any():
+            if not (fit_mask(np.asarray(job.demand), cap, cap) & admitted).any():
                 raise fail(f"{where}.demand", f"{who}: its demand {list(job.demand)} fits on none of the {int(admitted.sum())} server(s) its constraint admits")
 
 
