@@ -15,7 +15,6 @@ class State:
     endless_: bool = True
     room: bool = False
     fits: bool = True
-    runnable: bool = True
     stranded_users: list[str] = field(default_factory=list)
 
     def finite_work_left(self, now: float) -> bool:
@@ -29,9 +28,6 @@ class State:
 
     def fits_now(self) -> bool:
         return self.fits
-
-    def runnable_now(self) -> bool:
-        return self.runnable
 
     def stranded(self) -> list[str]:
         return self.stranded_users
@@ -48,10 +44,11 @@ def test_the_run_is_over_when_drained_or_saturated_and_not_before():
 
 def test_the_stall_clock_runs_only_while_something_can_be_placed():
     rules = StopRules(stall_time=100.0, max_time=1e9)
-    waiting = State(fits=True, runnable=False, room=True)  # fits elsewhere, but its holders are full (probes)
+    waiting = State(fits=True, stranded_users=["u1"], room=True)  # fits elsewhere, but its holders are full (probes), and will free
+
     for t in range(0, 300, 10):
         assert rules.check(waiting, float(t)) is None
-    runnable = State(fits=True, runnable=True, room=True)
+    runnable = State(fits=True, room=True)
     assert rules.check(runnable, 300.0) is None  # it began to fit at 300: the clock starts there
     assert rules.check(runnable, 399.0) is None
     assert rules.check(runnable, 400.0) == "stalled"

@@ -286,7 +286,7 @@ def offered_load(scenario: Scenario, horizon: float) -> float:
         for job in user.jobs:
             if job.tasks is None or job.duration is None:
                 raise ScenarioError(f"offered_load: user {user.id!r} job {job.id!r} is endless")
-            work += job.tasks * job.duration.mean() * task_dominant_share(job.demand, total)
+            work += job.tasks * job.duration.mean() * task_dominant_share(job.demand, total.tolist())
     return work / horizon
 
 

@@ -219,22 +219,6 @@ class Collector:
         """Some user's next task fits on some server now."""
         return bool(self.ledger.fits_anywhere().any())
 
-    def runnable_now(self) -> bool:
-        """Some user's next task fits now where it may run: anywhere, or on a server that
-        holds it when its copies are held (probes)."""
-        ledger = self.ledger
-        eligible = ledger.fits_anywhere()
-        if not eligible.any():
-            return False
-        if not self.holders:
-            return True
-        for i in np.flatnonzero(eligible):
-            user = ledger.user_ids[i]
-            held = self.holders.get((user, self.current.get(user, -1)))
-            if not held or any(ledger.fits_on(int(i), ledger.server_index[s]) for s in held if s in ledger.server_index):
-                return True
-        return False
-
     def sample(self, now: float) -> None:
         """Take the samples due by ``now`` (model/timeline.py)."""
         if self.timeline is not None and self.timeline.due(now):

@@ -56,12 +56,10 @@ class RunState(Protocol):
         """Some user's next task fits now on some server (saturation's test)."""
         ...
 
-    def runnable_now(self) -> bool:
-        """Some user's next task fits now where it may run: anywhere, or on a server
-        holding it when its copies are held (probes; the stall clock's test)."""
+    def stranded(self) -> list[str]:
+        """The users whose next task fits somewhere but is held only by servers where it
+        does not (probes), when every user whose next task fits is so; else []."""
         ...
-
-    def stranded(self) -> list[str]: ...
 
 
 def final_reason(state: RunState, now: float) -> str | None:
@@ -92,14 +90,17 @@ class StopRules:
         final = final_reason(state, now)
         if final is not None:
             return final
-        if state.stranded() and not state.room_may_return(now):
+        stranded = bool(state.stranded())
+        if stranded and not state.room_may_return(now):
             if self._stranded_since is None:
                 self._stranded_since = now
             if now - self._stranded_since >= self.stranded_patience:
                 return "stranded"
         else:
             self._stranded_since = None
-        if not state.runnable_now():
+        # the stall clock runs while a task fits where it may run: somewhere, and, for a
+        # task whose copies are held (probes), on a server holding it (not stranded)
+        if stranded or not state.fits_now():
             self.fits_since = None
         elif self.fits_since is None:
             self.fits_since = now
