@@ -245,8 +245,8 @@ class AllocationLedger:
         self._idle.discard(user)
         changed = not np.array_equal(d, self.demand[user])
         if changed:
-            if self.tasks[user] and user not in self._by_demand:
-                self._by_demand[user] = {tuple(self.demand[user].tolist()): int(self.tasks[user])}
+            if self.tasks[user]:
+                self._keep_demands_apart(user)
             self.demand[user] = d
             self._shares_stale = True
         if constraint != self._constraints[user] or was_idle:
@@ -420,10 +420,16 @@ class AllocationLedger:
         if demand is None:
             return self.demand[user]
         d = np.asarray(demand, dtype=np.float64).reshape(self.m)
-        if user not in self._by_demand and not np.array_equal(d, self.demand[user]):
+        if not np.array_equal(d, self.demand[user]):
+            self._keep_demands_apart(user)
+        return d
+
+    def _keep_demands_apart(self, user: int) -> None:
+        """From now on count ``user``'s running tasks per demand (they have, or are about
+        to have, more than one), starting with those of its next task's demand."""
+        if user not in self._by_demand:
             self._by_demand[user] = {tuple(self.demand[user].tolist()): int(self.tasks[user])} if self.tasks[user] else {}
             self._shares_stale = True
-        return d
 
     def retire(self, server: int) -> None:
         """A server that left: its capacity shrinks to what it holds, so nothing more fits.

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from dgdrf.model.constraints import UNCONSTRAINED, Constraint
-from dgdrf.model.resources import FIT_TOLERANCE
+from dgdrf.model.resources import fits
 from dgdrf.nodes.protocol import HomeMoved, MemberDown, RegisterServer, Registered, ServerReply, ServerRequest
 from dgdrf.runtime.actor import Actor
 
@@ -29,7 +29,8 @@ class Need:
     constraint: Constraint = UNCONSTRAINED
 
     def met_by(self, server: str, capacity: Sequence[float], attributes: Mapping[str, Any]) -> bool:
-        if len(capacity) != len(self.demand) or any(d > c + FIT_TOLERANCE * max(c, 1.0) for d, c in zip(self.demand, capacity)):
+        cap = np.asarray(capacity, dtype=np.float64)
+        if cap.shape != (len(self.demand),) or not fits(np.asarray(self.demand), cap, cap):
             return False
         return self.constraint.admits(server, attributes)
 
