@@ -94,7 +94,7 @@ class TaskRequest(Message):
     def extended(self) -> bool:
         """Whether the task has traits (a job's, a weight, a constraint): the thesis's
         task has none, and is handled exactly as it always was."""
-        return bool(self.job or self.duration or self.weight != 1.0 or self.eligible or self.requires)
+        return self.traits() is not CLASSIC
 
 
 @message(4, senders=(SERVER,), cost="allocation")

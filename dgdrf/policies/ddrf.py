@@ -24,7 +24,6 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from dgdrf.model.workload import CLASSIC, TaskTraits
 from dgdrf.nodes.protocol import Idle, IdleNoted, MemberDown, TaskQueued, TaskRequest
 from dgdrf.overlay.gradient import GradientBase
 from dgdrf.policies.distributed import DistributedPolicy
@@ -118,7 +117,7 @@ class HomeScheduler(TickingRole):
         if self.desk.capacity.total() is None:  # no estimate of C yet (push-sum spreading)
             return False
         req = u.request
-        if not self.desk.place(uid, req.task_id, req.demand, u.share, self.actor.address, _traits(req)):
+        if not self.desk.place(uid, req.task_id, req.demand, u.share, self.actor.address, req.traits()):
             self._stuck(uid, u)  # no room here and nowhere to walk
             return False
         u.out = True
@@ -178,17 +177,12 @@ class HomeScheduler(TickingRole):
             self._stuck(user, u)
             return
         req = u.request
-        if not self.desk.place(user, req.task_id, req.demand, u.share, self.actor.address, _traits(req)):
+        if not self.desk.place(user, req.task_id, req.demand, u.share, self.actor.address, req.traits()):
             self._stuck(user, u)
             return
         u.out = True
         self.actor.after(self.desk.walk_patience, self._overdue, user, req.task_id)
 
-
-def _traits(request: TaskRequest) -> TaskTraits:
-    """A request's traits (the thesis's task: the shared CLASSIC, which no field
-    changes, so its walk's messages are what they always were)."""
-    return request.traits() if request.extended else CLASSIC
 
 
 class DdrfScheduler(HomeScheduler):

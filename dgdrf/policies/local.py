@@ -31,7 +31,7 @@ import numpy as np
 
 from dgdrf.model.resources import task_dominant_share
 from dgdrf.model.workload import CLASSIC, TaskTraits
-from dgdrf.nodes.protocol import PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Decline, TaskRequest, task_traits, trait_fields
+from dgdrf.nodes.protocol import PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Decline, TaskRequest, trait_fields
 from dgdrf.overlay.sampling import PeerSampling
 from dgdrf.overlay.pushsum import PushSum
 from dgdrf.policies.messages import WalkAck, WalkFailed, WalkTask
@@ -215,7 +215,7 @@ class TaskDesk(Role):
 
     def admits(self, request: TaskRequest) -> bool:
         """Whether the task of ``request`` may run on this server (its constraint)."""
-        return not request.extended or self.actor.admits(request.traits().constraint)
+        return self.actor.admits(request.traits().constraint)
 
     def propose(self, user: str, task_id: int, demand: list[float], share: float, traits: TaskTraits = CLASSIC) -> bool:
         """Reserve capacity and propose; False if it does not fit here, or its constraint
@@ -279,8 +279,7 @@ class TaskDesk(Role):
         seen[key] = None
         if len(seen) > _SEEN_HOPS:
             del seen[next(iter(seen))]
-        traits = task_traits(msg.weight, msg.duration, msg.eligible, msg.requires, 0.0, 0)
-        if self.propose(msg.user, msg.task_id, msg.demand, msg.dominant_share, traits):
+        if self.propose(msg.user, msg.task_id, msg.demand, msg.dominant_share, msg.traits()):
             return
         if not self._walk(msg):
             self.actor.send(msg.home, WalkFailed(msg.user, msg.task_id))

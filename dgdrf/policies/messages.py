@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Any
 
+from dgdrf.model.workload import TaskTraits
+from dgdrf.nodes.protocol import task_traits
 from dgdrf.runtime.messages import Message, message
 from dgdrf.runtime.roles import SERVER
 
@@ -23,6 +25,10 @@ class ForwardTask(Message):
     eligible: list[str] = field(default_factory=list)
     requires: dict[str, Any] = field(default_factory=dict)
 
+    def traits(self) -> TaskTraits:
+        """The copied task's traits (a thesis task's: CLASSIC)."""
+        return task_traits(self.weight, self.duration, self.eligible, self.requires, 0.0, 0)
+
 
 @message(41, senders=(SERVER,), cost="allocation")
 class WalkTask(Message):
@@ -40,6 +46,10 @@ class WalkTask(Message):
     duration: float = 0.0
     eligible: list[str] = field(default_factory=list)
     requires: dict[str, Any] = field(default_factory=dict)
+
+    def traits(self) -> TaskTraits:
+        """The walking task's traits (a thesis task's: CLASSIC)."""
+        return task_traits(self.weight, self.duration, self.eligible, self.requires, 0.0, 0)
 
 
 @message(42, senders=(SERVER,), cost="allocation")

@@ -35,7 +35,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dgdrf.model.workload import CLASSIC, TaskTraits
-from dgdrf.nodes.protocol import Idle, IdleNoted, MemberDown, TaskQueued, TaskRequest, task_traits, trait_fields
+from dgdrf.nodes.protocol import Idle, IdleNoted, MemberDown, TaskQueued, TaskRequest, trait_fields
 from dgdrf.nodes.gateway import RandomRouting, Routing
 from dgdrf.overlay.sampling import PeerSampling
 from dgdrf.policies.distributed import DistributedPolicy
@@ -80,7 +80,7 @@ class ProbeScheduler(TickingRole):
 
     def on_TaskRequest(self, src: str, msg: TaskRequest) -> None:
         self.actor.send(src, TaskQueued(msg.task_id))
-        if not self._add(msg.user, msg.task_id, msg.demand, msg.dominant_share, msg.traits() if msg.extended else CLASSIC):
+        if not self._add(msg.user, msg.task_id, msg.demand, msg.dominant_share, msg.traits()):
             return
         if self.neighbours is None:
             self._unforwarded.append(msg.user)
@@ -105,8 +105,7 @@ class ProbeScheduler(TickingRole):
                 self.actor.send(n, ForwardTask(user, task[0], task[1], task[2], *trait_fields(traits)[:4]))
 
     def on_ForwardTask(self, src: str, msg: ForwardTask) -> None:
-        traits = task_traits(msg.weight, msg.duration, msg.eligible, msg.requires, 0.0, 0)
-        self._add(msg.user, msg.task_id, msg.demand, msg.dominant_share, traits)
+        self._add(msg.user, msg.task_id, msg.demand, msg.dominant_share, msg.traits())
 
     @property
     def neighbours(self) -> list[str] | None:
