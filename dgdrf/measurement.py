@@ -106,11 +106,18 @@ OPTIONAL_KEYS = (
 )  # fmt: skip
 
 
-def summary(values: np.ndarray) -> dict[str, float] | None:
-    """mean, p50, p95, p99 and max of ``values`` (None when there are none)."""
+#: the figures a distribution of seconds is summed up by: of jobs' completion times and
+#: tasks' queueing delays (SPREAD), and of allocation latencies (LATENCY, the thesis's)
+SPREAD = ("mean", "p50", "p95", "p99", "max")
+LATENCY = ("p50", "p90", "p99", "mean", "max")
+
+
+def summary(values: np.ndarray, figures: tuple[str, ...] = SPREAD) -> dict[str, float] | None:
+    """``figures`` of ``values`` ("mean", "max" or "pNN", the NN-th percentile), in that
+    order; None when there are no values."""
     if not values.size:
         return None
-    return {"mean": float(values.mean()), "p50": float(np.percentile(values, 50)), "p95": float(np.percentile(values, 95)), "p99": float(np.percentile(values, 99)), "max": float(values.max())}
+    return {f: float(values.mean() if f == "mean" else values.max() if f == "max" else np.percentile(values, int(f[1:]))) for f in figures}
 
 
 def job_measures(collector: Collector, end: float) -> dict[str, Any]:
@@ -197,12 +204,7 @@ def measure(scenario: Scenario, config: RunConfig, collector: Collector, transpo
     n_alloc = len(collector.allocations)
     end = collector.ended_at if collector.ended_at is not None else collector.last_allocation_at
     runtime = max(0.0, end - start)  # from the first allocation tick's start (after warm-up)
-    lat = np.asarray(collector.latencies)
-    latency = (
-        {"p50": float(np.percentile(lat, 50)), "p90": float(np.percentile(lat, 90)), "p99": float(np.percentile(lat, 99)), "mean": float(lat.mean()), "max": float(lat.max())}
-        if lat.size
-        else {"p50": 0.0, "p90": 0.0, "p99": 0.0, "mean": 0.0, "max": 0.0}
-    )
+    latency = summary(np.asarray(collector.latencies, dtype=np.float64), LATENCY) or dict.fromkeys(LATENCY, 0.0)
     msg = transport.stats.summary()
     util = metrics.utilization(ledger.used, ledger.capacity)
     curve = error_curve(collector)
@@ -247,5 +249,5 @@ def measure(scenario: Scenario, config: RunConfig, collector: Collector, transpo
         events=dict(sorted(collector.counters.items())),
         stranded_users=collector.stranded() if stop_reason == "stranded" else [],
         time_scale=config.time_scale if config.time_scale != 1.0 else None,
-        **job_measures(collector, max(end, collector.ended_at or 0.0, now if now is not None else 0.0)),
+        **job_measures(collector, now if now is not None else end),
     )
