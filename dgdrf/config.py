@@ -40,6 +40,7 @@ class RunOptions:
         1.0, "workload seconds per run second: every job's arrival and every task's duration is divided by it (a cluster runs an hour of trace in six minutes with 10)",
         lo=0.0, lo_open=True, hi=1e6, unit="number",
     )
+    per_server: bool = option(False, "the result holds each user's tasks on each server (per_server: {user: {server: tasks}})")
     sample_every: float | None = option(
         None, "seconds between samples of every user's share and each resource's utilisation (the result's samples)", kind="float", lo=0.0, lo_open=True,
         hi=MAX_SECONDS, unit="seconds", none_means="10 when tasks end (jobs with durations), else none",

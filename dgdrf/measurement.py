@@ -14,6 +14,7 @@ import numpy as np
 
 from dgdrf.config import RunConfig
 from dgdrf.model import metrics
+from dgdrf.model.notions import NOTIONS, ShareLevel
 from dgdrf.model.scenario import Scenario
 from dgdrf.nodes.collector import ERROR_LEVELS, Collector
 from dgdrf.runtime.stats import MessageStats
@@ -82,18 +83,31 @@ class RunResult:
     #: users' weights, when one is not 1; the run's time scale, when not 1
     weights: dict[str, float] | None = None
     time_scale: float | None = None
+    # -- the papers' fairness (model/notions.py): None, and not in the JSON, for DRF's runs
+    #: the notion the policy ranks users by, which min_share, gini, jain, ratio_20_20 and
+    #: the error ratio are then computed on (``shares`` stays the dominant share)
+    fairness: str | None = None
+    #: every user's share under that notion; in the JSON under the notion's own key
+    #: (``task_shares`` for tsf, ...: FairnessNotion.result_key)
+    notion_shares: dict[str, float] | None = None
+    #: ``--per-server``: each user's tasks on each server that holds some
+    per_server: dict[str, dict[str, int]] | None = None
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> RunResult:
         """A result back from its ``--json`` document (keys it does not have, such as a
         network run's ``mode`` or ``processes``, are left out)."""
-        return cls(**{k: v for k, v in doc.items() if k in cls.__dataclass_fields__})
+        notion_key = {n.result_key for n in NOTIONS.values()} & doc.keys() - {"shares"}
+        own = {"notion_shares": doc[notion_key.pop()]} if notion_key else {}
+        return cls(**{k: v for k, v in doc.items() if k in cls.__dataclass_fields__}, **own)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         for key in OPTIONAL_KEYS:
             if d[key] is None:
                 del d[key]  # a run without churn or jobs keeps its result byte for byte
+        if "notion_shares" in d:
+            d[notion_result_key(self.fairness)] = d.pop("notion_shares")
         if d["ratio_20_20"] == float("inf"):
             d["ratio_20_20"] = None  # JSON has no infinity; None = poorest 20 % hold nothing
         return d
@@ -102,7 +116,7 @@ class RunResult:
 #: result keys left out of the JSON when None (they describe what the thesis's world has not)
 OPTIONAL_KEYS = (
     "churn", "jobs", "makespan", "jct_s", "queueing_delay_s", "unfinished_tasks", "time_avg_shares", "jain_time_avg", "gini_time_avg",
-    "min_time_avg_share", "samples", "weights", "time_scale",
+    "min_time_avg_share", "samples", "weights", "time_scale", "fairness", "notion_shares", "per_server",
 )  # fmt: skip
 
 
@@ -201,6 +215,7 @@ def measure(scenario: Scenario, config: RunConfig, collector: Collector, transpo
     ended (the time-averaged shares run to it)."""
     ledger = collector.ledger
     shares = ledger.shares()
+    judged = collector.shares()  # the policy's notion's (the dominant share for DRF)
     n_alloc = len(collector.allocations)
     end = collector.ended_at if collector.ended_at is not None else collector.last_allocation_at
     runtime = max(0.0, end - start)  # from the first allocation tick's start (after warm-up)
@@ -223,10 +238,10 @@ def measure(scenario: Scenario, config: RunConfig, collector: Collector, transpo
         stop_reason=stop_reason,
         saturated=collector.saturated_at is not None,
         allocations=n_alloc,
-        min_share=metrics.min_share(shares),
-        gini=metrics.gini(shares),
-        jain=metrics.jain(shares),
-        ratio_20_20=metrics.ratio_20_20(shares),
+        min_share=metrics.min_share(judged),
+        gini=metrics.gini(judged),
+        jain=metrics.jain(judged),
+        ratio_20_20=metrics.ratio_20_20(judged),
         error_ratio=final_error["exact"],
         error_ratio_tol={key: v for key, v in final_error.items() if key != "exact"},
         shares={u: float(shares[i]) for i, u in enumerate(ledger.user_ids)},
@@ -250,4 +265,17 @@ def measure(scenario: Scenario, config: RunConfig, collector: Collector, transpo
         stranded_users=collector.stranded() if stop_reason == "stranded" else [],
         time_scale=config.time_scale if config.time_scale != 1.0 else None,
         **job_measures(collector, now if now is not None else end),
+        fairness=collector.notion.label if collector.notion is not None else None,
+        notion_shares={u: float(judged[i]) for i, u in enumerate(ledger.user_ids)} if collector.notion is not None else None,
+        per_server={u: {s: int(ledger.placed[i, j]) for j, s in enumerate(ledger.server_ids) if ledger.placed[i, j]} for i, u in enumerate(ledger.user_ids)}
+        if config.per_server
+        else None,
     )
+
+
+def notion_result_key(label: str | None) -> str:
+    """The result key a notion's shares go under, from the notion's label."""
+    for cls in NOTIONS.values():
+        if label == cls.name:
+            return cls.result_key
+    return ShareLevel.result_key  # "drf level N"

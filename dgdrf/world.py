@@ -204,6 +204,8 @@ class Deployment:
 def deploy(scenario: Scenario, config: RunConfig) -> Deployment:
     """The deployment of ``scenario`` under ``config`` (its policy made with the options
     every node's policy gets: :func:`policy_options`)."""
+    if config.share_level is not None and config.share_level > len(scenario.resources):
+        raise ConfigError(f"share_level: level {config.share_level} of {len(scenario.resources)} resources; the scenario has only {len(scenario.resources)}")
     return Deployment(scenario, config, make_policy(config.policy, policy_options(scenario, config)))
 
 
@@ -351,6 +353,7 @@ def build(scenario: Scenario, config: RunConfig) -> World:
     policy = deployment.policy
     collector = Collector(
         scenario, on_saturated=clock.stop, strict=True,  # an unhandled message is a bug here
+        notion=policy.fairness(), offers=policy.offers,
         start=policy.allocation_start, time_scale=config.time_scale, user_start=policy.user_start, sample_every=config.sample_every,
     )
     transport = LocalTransport(

@@ -330,6 +330,23 @@ class AllocationLedger:
         """G_i of a user whose running tasks have several demands: the sum of theirs."""
         return float(sum(n * self.dominant_share(d) for d, n in self._by_demand[user].items() if n))
 
+    def usage(self) -> np.ndarray:
+        """users x resources: what each user's running tasks hold, A_ir summed over servers."""
+        use = self.tasks[:, None] * self.demand
+        for u, counts in self._by_demand.items():
+            use[u] = sum((n * np.asarray(d) for d, n in counts.items()), np.zeros(self.m))
+        return use
+
+    def eligibility(self) -> np.ndarray:
+        """users x servers: whether the user's next task's constraint admits the server,
+        whether or not it has one pending (the unit M_i of CDRF counts on it)."""
+        if self._elig is None:
+            return np.ones((len(self.user_ids), len(self.server_ids)), dtype=bool)
+        elig = self._elig.copy()
+        for u in self._idle:
+            elig[u] = [self._constraints[u].admits(self.server_ids[s], self._attributes[s]) for s in range(len(self.server_ids))]
+        return elig
+
     def fits_anywhere(self) -> np.ndarray:
         """Per user: does its next task fit on at least one server?"""
         return self._fit_count > 0
@@ -366,10 +383,15 @@ class AllocationLedger:
     def lowest_share_user(self, eligible: np.ndarray) -> int | None:
         """DRF choice among ``eligible`` users (bool mask): the lowest G_i, ties (within
         :data:`SHARE_TIE_TOLERANCE`) to the lower user id in natural order."""
+        return self.lowest_user(eligible, None)
+
+    def lowest_user(self, eligible: np.ndarray, scores: np.ndarray | None) -> int | None:
+        """The user among ``eligible`` with the lowest of ``scores`` (a fairness notion's,
+        model/notions.py; None: G_i), ties as :meth:`lowest_share_user`'s."""
         idx = np.flatnonzero(eligible)
         if idx.size == 0:
             return None
-        s = self.shares()[idx]
+        s = (self.shares() if scores is None else scores)[idx]
         low = s.min()
         tied = idx[s <= low + SHARE_TIE_TOLERANCE * max(low, 1e-300)]
         if tied.size == 1:

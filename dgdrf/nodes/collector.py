@@ -39,6 +39,7 @@ from dgdrf.errors import ProtocolError
 from dgdrf.log import get_logger
 from dgdrf.model.job_tracker import JobTracker
 from dgdrf.model.ledger import AllocationLedger
+from dgdrf.model.notions import DominantShare, FairnessNotion
 from dgdrf.model.resources import SHARE_TIE_TOLERANCE
 from dgdrf.model.scenario import Scenario
 from dgdrf.model.timeline import Timeline
@@ -115,8 +116,15 @@ class Collector:
     #: bug in emulation and raises :class:`ProtocolError`; in network mode (not strict)
     #: it is counted, and the transport rejects unknown kinds before they get here
     strict: bool = False
+    #: the share the run's policy ranks users by (model/notions.py; None: the dominant
+    #: share, the thesis's), and whether it decides by server offers: then an allocation
+    #: is an error when a user whose task fit on the same server had a lower score
+    notion: FairnessNotion | None = None
+    offers: bool = False
 
     def __post_init__(self) -> None:
+        if isinstance(self.notion, DominantShare) and not self.offers:
+            self.notion = None  # the thesis's own path, float for float
         self.ledger = AllocationLedger(len(self.scenario.resources))
         self.ledger.reserve(len(self.scenario.servers), len(self.scenario.users))  # no spare room
         for s in self.scenario.servers:
@@ -152,9 +160,13 @@ class Collector:
         if arrived:
             self._shares_changed(time)  # who competes changed
 
+    def shares(self) -> np.ndarray:
+        """Every user's share under the run's notion (the dominant share by default)."""
+        return self.ledger.shares() if self.notion is None else self.notion.shares(self.ledger)
+
     def _shares_changed(self, time: float) -> None:
         if self.timeline is not None:
-            self.timeline.changed(time, self.ledger.shares(), self.ledger.tasked())
+            self.timeline.changed(time, self.shares(), self.ledger.tasked())
 
     def _track(self, user: str, task_id: int) -> bool:
         """Keep track of a task reported before its allocation, unless the user has
@@ -296,8 +308,12 @@ class Collector:
         tracked = user in self.jobs.work
         if tracked:
             self._advance(time)
-        shares = ledger.shares()
-        eligible = ledger.fits_anywhere()
+        if self.notion is None:
+            shares = ledger.shares()
+            eligible = ledger.fits_anywhere()
+        else:  # the notion's own share; an offer competes only with those fitting where it went
+            shares = self.notion.scores(ledger, s) if self.offers else self.notion.shares(ledger)
+            eligible = ledger.fit[:, s].copy() if self.offers else ledger.fits_anywhere()
         g_min = float(shares[eligible].min()) if eligible.any() else float(shares[u])
         g_u = float(shares[u])
         record = AllocationRecord(time, user, task_id, server, g_u, g_min)

@@ -7,10 +7,11 @@ from dgdrf.policies.base import Policy, PolicyOptions
 from dgdrf.policies.centralized import CentralizedDRF, CentralizedDRFBestFit, CentralizedFIFO
 from dgdrf.policies.ddrf import DdrfGradient, DdrfRandom
 from dgdrf.policies.dgdrf import DGDRF, PDGDRF
+from dgdrf.policies.offers import CDRF, PSDSF, RPSDSF, TSF
 from dgdrf.policies.probes import Probes
 
 POLICIES: dict[str, type[Policy]] = {
-    cls.name: cls for cls in (CentralizedDRF, CentralizedDRFBestFit, CentralizedFIFO, Probes, DdrfRandom, DdrfGradient, DGDRF, PDGDRF)
+    cls.name: cls for cls in (CentralizedDRF, CentralizedDRFBestFit, CentralizedFIFO, Probes, DdrfRandom, DdrfGradient, DGDRF, PDGDRF, TSF, CDRF, PSDSF, RPSDSF)
 }
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, ClassVar
 
+from dgdrf.errors import ConfigError
+from dgdrf.model.notions import FairnessNotion, notion
 from dgdrf.nodes.gateway import Routing
 from dgdrf.nodes.protocol import RETRY_S, RegisterServer, Registered
 from dgdrf.policies.options import PolicyOptions
@@ -58,6 +60,12 @@ class Policy(ABC):
     servers_track_members: ClassVar[bool] = False
     #: the gradient a policy runs unless ``--gradient`` says otherwise
     default_gradient: ClassVar[str] = "toolbox"
+    #: the fairness notion it ranks users by (model/notions.py), and whether it decides
+    #: by server offers (policies/offers.py) rather than user first
+    notion_name: ClassVar[str] = "drf"
+    offers: ClassVar[bool] = False
+    #: whether ``--share-level`` means something to it (Ru et al.'s levels of DRF)
+    share_levels: ClassVar[bool] = False
 
     @classmethod
     def gradient_kind(cls, gradient: str | None) -> str | None:
@@ -79,7 +87,13 @@ class Policy(ABC):
         return audience
 
     def __init__(self, options: PolicyOptions) -> None:
+        if options.share_level is not None and not self.share_levels:
+            raise ConfigError(f"share_level: policy {self.name!r} has no share levels (drf has: Ru et al.'s levels 1-3)")
         self.options = options
+
+    def fairness(self) -> FairnessNotion:
+        """The notion this policy ranks users by, and its runs are judged on."""
+        return notion(self.notion_name, self.options.share_level)
 
     @property
     def allocation_start(self) -> float:

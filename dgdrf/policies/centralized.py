@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dgdrf.model.ledger import AllocationLedger
+from dgdrf.model.notions import DominantShare, FairnessNotion
 from dgdrf.nodes.gateway import FixedRouting, Routing
 from dgdrf.nodes.protocol import (
     PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Allocate, AllocateRejected, Decline, Idle, IdleNoted, MemberDown, Registered, RegisterServer, TaskFinished,
@@ -41,7 +42,8 @@ from dgdrf.runtime.actor import Role
 Selector = Callable[[AllocationLedger, dict[str, TaskRequest]], "tuple[int, int] | None"]
 
 
-def _waiting_mask(ledger: AllocationLedger, pending: dict[str, TaskRequest]) -> np.ndarray:
+def waiting_mask(ledger: AllocationLedger, pending: dict[str, TaskRequest]) -> np.ndarray:
+    """Per user: whether its request is here and its task fits somewhere."""
     mask = np.zeros(len(ledger.user_ids), dtype=bool)
     mask[[ledger.user_index[u] for u in pending]] = True
     return mask & ledger.fits_anywhere()
@@ -49,7 +51,7 @@ def _waiting_mask(ledger: AllocationLedger, pending: dict[str, TaskRequest]) -> 
 
 def select_drf_first_fit(ledger: AllocationLedger, pending: dict[str, TaskRequest]) -> tuple[int, int] | None:
     """DRFH with first-fit (thesis 4.1): lowest G_i, first server in order that fits."""
-    user = ledger.lowest_share_user(_waiting_mask(ledger, pending))
+    user = ledger.lowest_share_user(waiting_mask(ledger, pending))
     if user is None:
         return None
     server = ledger.first_fit(user)
@@ -59,12 +61,27 @@ def select_drf_first_fit(ledger: AllocationLedger, pending: dict[str, TaskReques
 
 def select_drf_best_fit(ledger: AllocationLedger, pending: dict[str, TaskRequest]) -> tuple[int, int] | None:
     """DRFH with the best-fit heuristic H(i, l) (thesis 2.1.4)."""
-    user = ledger.lowest_share_user(_waiting_mask(ledger, pending))
+    user = ledger.lowest_share_user(waiting_mask(ledger, pending))
     if user is None:
         return None
     server = ledger.best_fit(user)
     assert server is not None  # the mask holds only users whose task fits somewhere
     return user, server
+
+
+def select_lowest_first_fit(notion: FairnessNotion) -> Selector:
+    """As :func:`select_drf_first_fit`, ranking users by ``notion`` (DRF's share levels,
+    Ru et al. alg. 1: the user-driven rule with another share)."""
+
+    def select(ledger: AllocationLedger, pending: dict[str, TaskRequest]) -> tuple[int, int] | None:
+        user = ledger.lowest_user(waiting_mask(ledger, pending), notion.shares(ledger))
+        if user is None:
+            return None
+        server = ledger.first_fit(user)
+        assert server is not None  # the mask holds only users whose task fits somewhere
+        return user, server
+
+    return select
 
 
 def select_fifo(ledger: AllocationLedger, pending: dict[str, TaskRequest]) -> tuple[int, int] | None:
@@ -105,9 +122,10 @@ class CentralScheduler(TickingRole):
     is gone). Without loss every request is in before the next tick, so this changes
     nothing; with loss the placements are DRF's, only later."""
 
-    def __init__(self, select: Selector, strict: bool = False, retry: float = RETRY_S, proposal_timeout: float = PROPOSAL_TIMEOUT_S) -> None:
+    def __init__(self, select: Selector, strict: bool = False, retry: float = RETRY_S, proposal_timeout: float = PROPOSAL_TIMEOUT_S, notion: FairnessNotion | None = None) -> None:
         self.select = select
         self.strict = strict
+        self.notion = notion  # whose lowest user the strict order waits for (None: G_i)
         self.patience = 20 * retry
         self.ledger: AllocationLedger | None = None
         self.pending: dict[str, TaskRequest] = {}  # insertion order = arrival order
@@ -179,6 +197,9 @@ class CentralScheduler(TickingRole):
         done = self.running.pop((msg.user, msg.task_id), None)
         if done is not None and self.ledger is not None:
             self.ledger.release(self.ledger.user_index[msg.user], done[0], done[1])
+            freed = getattr(self.select, "freed", None)  # server offers offer it next (policies/offers.py)
+            if freed is not None:
+                freed(done[0])
 
     def _known(self, user: str, task_id: int) -> bool:
         """Whether this task (or a later one) of ``user`` is queued, proposed or ordered."""
@@ -209,7 +230,8 @@ class CentralScheduler(TickingRole):
         request here (or has kept us waiting longer than ``patience``)."""
         ledger = self.ledger
         assert ledger is not None  # on_tick returns before without one
-        lowest = ledger.lowest_share_user(ledger.fits_anywhere())
+        fits = ledger.fits_anywhere()
+        lowest = ledger.lowest_share_user(fits) if self.notion is None else ledger.lowest_user(fits, self.notion.shares(ledger))
         if lowest is None or ledger.user_ids[lowest] in self.pending:
             self._waiting = None
             return True
@@ -286,17 +308,28 @@ class _Centralized(Policy):
     def gateway_routing(self) -> Routing:
         return FixedRouting(self.options.central)
 
+    def selector(self, server) -> Selector:
+        """How the central scheduler hosted by ``server`` picks its placements."""
+        return type(self).select
+
     def server_roles(self, server) -> list[Role]:
         roles: list[Role] = [AnnounceCapacity(self.options.central, self.options.retry)]
         if server.address == self.options.central:
-            roles.append(CentralScheduler(type(self).select, strict=self.strict, retry=self.options.retry))
+            notion = self.fairness()
+            ranked_by = None if isinstance(notion, DominantShare) else notion
+            roles.append(CentralScheduler(self.selector(server), strict=self.strict, retry=self.options.retry, notion=ranked_by))
         return roles
 
 
 class CentralizedDRF(_Centralized):
     name = "drf"
-    description = "central server, lowest global dominant share first, first-fit server (thesis 4.1)"
+    description = "central server, lowest global dominant share first, first-fit server (thesis 4.1); --share-level 2|3: Ru et al.'s share levels"
     select = staticmethod(select_drf_first_fit)
+    share_levels = True
+
+    def selector(self, server) -> Selector:
+        notion = self.fairness()
+        return select_drf_first_fit if isinstance(notion, DominantShare) else select_lowest_first_fit(notion)
 
 
 class CentralizedDRFBestFit(_Centralized):

@@ -18,6 +18,9 @@ CAPACITY_KNOWLEDGE = ("exact", "pushsum")
 #: whose utilities PDGDRF's Gini test (eq. 4.7) takes: the gradient view S_l (alg. 6), or
 #: also the peer-sampling view (the other neighbours a Kompics node hears utilities from)
 GINI_NEIGHBOURS = ("gradient", "overlay")
+#: the order a round of server offers takes (policies/offers.py)
+OFFER_ORDERS = ("fixed", "random")
+OFFER_TASKS = ("one", "fill")
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,18 @@ class AllocationOptions:
         "exact", "how distributed servers know the cluster capacity C: given (exact, as in the thesis) or estimated by push-sum", choices=CAPACITY_KNOWLEDGE,
     )
     warmup: float = option(10.0, "gossip seconds before distributed policies allocate", lo=0.0, hi=MAX_SECONDS, unit="seconds")
+    share_level: int | None = option(
+        None, "drf: the share a user is ranked by is the Lev-th largest of its per-resource shares (Ru et al. alg. 1; 1 is the dominant share)",
+        kind="int", lo=1, hi=3, none_means="1, the dominant share", thesis="Ru et al. alg. 1", label=True,
+    )
+    offer_order: str = option(
+        "fixed", "server offers (tsf, cdrf, psdsf, rpsdsf): each round offers the servers in id order, or in a fresh seeded permutation",
+        choices=OFFER_ORDERS, thesis="Kesidis et al. §4", label=True,
+    )
+    offer_tasks: str = option(
+        "one", "server offers: an offer places one task, or the user it goes to keeps it while its next task fits (fill, as a Mesos framework takes an offer)",
+        choices=OFFER_TASKS, thesis="Kesidis et al. §4 (one); Wang et al. §VI-A on Mesos (fill)", label=True,
+    )
     gini_neighbours: str = option(
         "gradient", "pdgdrf: whose utilities the Gini test takes: the gradient view (alg. 6) or also the peer-sampling view", choices=GINI_NEIGHBOURS,
         thesis="eq. 4.7", label=True,

@@ -1,0 +1,207 @@
+"""Fairness notions: the share a policy ranks users by, one class a notion.
+
+The thesis knows one share, the global dominant share G_i (eq. 3.3). The other papers rank
+users by others, and a run is judged on the share its policy ranks by (its minimum, Gini,
+Jain and error ratio), so each notion is a small object over an
+:class:`~dgdrf.model.ledger.AllocationLedger` (whoever owns it: a scheduler with what it
+learned, the Collector with the truth):
+
+- ``shares(ledger)``: every user's share now, the run-level figure;
+- ``scores(ledger, server)``: what an offer of ``server`` ranks users by (server offers,
+  policies/offers.py); the shares themselves, except for the per-server notions of
+  Kesidis et al., whose score depends on the server offered.
+
+A notion is registered in :data:`NOTIONS` by name (docs/EXTENDING.md: a new notion is a
+class here plus one line there).
+
+Readings we chose where the papers leave room (README "Fairness notions"):
+
+- h_i and M_i count whole tasks per server (floor), as Wang et al.'s fig. 4 does
+  (6 + 2 + 6 = 14); the offline oracle (model/lp_filling.py) uses the divisible count.
+- A user's units (h_i, M_i) are those of its next task's demand and constraint; with jobs
+  of several demands, n_i counts all of its running tasks.
+- PS-DSF's run-level figure is K_n = sum over the servers n may use of K_nj (Kesidis et
+  al. eq. 13); rPS-DSF ranks offers by the residual score but is judged on the same K_n
+  (a residual at the end of a run means nothing).
+- Share levels (Ru et al. alg. 1, line 12) lift to several servers against the cluster's
+  totals: the Lev-th largest of A_ir / C_r (DIGEST 3e.3); level 1 is the dominant share.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+import numpy as np
+
+from dgdrf.model.ledger import AllocationLedger
+from dgdrf.model.problem import tasks_per_server
+
+
+class FairnessNotion(ABC):
+    """The share a policy ranks users by."""
+
+    #: registry name (``dgdrf oracle --notion``, the run table's "notion" column)
+    name: ClassVar[str]
+    #: what the share is called, in a sentence or a table header
+    share_name: ClassVar[str]
+    #: the result key the per-user shares go under (``shares`` is always the dominant share)
+    result_key: ClassVar[str]
+    #: the centralized policy whose allocations are this notion's reference (error ratio)
+    reference: ClassVar[str]
+    #: whether an offer's score depends on the server offered
+    per_server: ClassVar[bool] = False
+
+    @property
+    def label(self) -> str:
+        """How a run table names it."""
+        return self.name
+
+    @abstractmethod
+    def shares(self, ledger: AllocationLedger) -> np.ndarray:
+        """Every user's share now."""
+
+    def scores(self, ledger: AllocationLedger, server: int) -> np.ndarray:
+        """What an offer of ``server`` ranks users by (lowest first)."""
+        return self.shares(ledger)
+
+
+class DominantShare(FairnessNotion):
+    """DRF's global dominant share G_i / w_i (thesis eq. 3.3; Wang et al. eq. 25 for DRFH)."""
+
+    name = "drf"
+    share_name = "global dominant share"
+    result_key = "shares"
+    reference = "drf"
+
+    def shares(self, ledger: AllocationLedger) -> np.ndarray:
+        return ledger.shares()
+
+
+class _UnitShare(FairnessNotion):
+    """n_i / (u_i w_i): tasks over a per-user unit of tasks the user runs alone."""
+
+    constrained: ClassVar[bool]
+
+    def __init__(self) -> None:
+        self._key: tuple[bytes, ...] = ()
+        self._units = np.zeros(0)
+
+    def units(self, ledger: AllocationLedger) -> np.ndarray:
+        """u_i per user, from the servers and next tasks the ledger knows (cached until
+        they change)."""
+        elig = ledger.eligibility() if self.constrained else None
+        key = (ledger.capacity.tobytes(), ledger.demand.tobytes(), b"" if elig is None else np.packbits(elig).tobytes())
+        if key != self._key:
+            per = tasks_per_server(ledger.capacity, ledger.demand)
+            self._units = (per * elig if elig is not None else per).sum(axis=1)
+            self._key = key
+        return self._units
+
+    def shares(self, ledger: AllocationLedger) -> np.ndarray:
+        units = self.units(ledger) * ledger.weight
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(units > 0, ledger.tasks / np.where(units > 0, units, 1.0), np.where(ledger.tasks > 0, np.inf, 0.0))
+
+
+class TaskShare(_UnitShare):
+    """Task share n_i / (h_i w_i), h_i the tasks i runs on the whole cluster with its
+    constraints removed, counted per server (Wang et al. §V-B, Def. 7)."""
+
+    name = "tsf"
+    share_name = "task share"
+    result_key = "task_shares"
+    reference = "tsf"
+    constrained = False
+
+
+class JobSlowdown(_UnitShare):
+    """Constrained DRF's job slowdown n_i / (M_i w_i), M_i the tasks i runs alone with its
+    constraints kept (Wang et al. App. B-C)."""
+
+    name = "cdrf"
+    share_name = "job slowdown"
+    result_key = "slowdowns"
+    reference = "cdrf"
+    constrained = True
+
+
+class PerServerDominantShare(FairnessNotion):
+    """PS-DSF (Kesidis et al. eq. 12): on server j, K_nj = x_n max_r (d_nr / c_jr) / φ_n
+    with x_n n's tasks on all servers; the run-level figure K_n = sum_j K_nj δ_nj (eq. 13)."""
+
+    name = "psdsf"
+    share_name = "per-server dominant share"
+    result_key = "psdsf_scores"
+    reference = "psdsf"
+    per_server = True
+
+    @staticmethod
+    def _per_task(ledger: AllocationLedger, capacity: np.ndarray) -> np.ndarray:
+        """users x servers (or users, for one server's row): max_r d_nr / c_r."""
+        d = ledger.demand[:, None, :] if capacity.ndim == 2 else ledger.demand
+        c = capacity[None, :, :] if capacity.ndim == 2 else capacity[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(d > 0, d / np.where(c > 0, c, 1.0), 0.0)
+            ratio = np.where((d > 0) & (c <= 0), np.inf, ratio)
+        return ratio.max(axis=-1)
+
+    def shares(self, ledger: AllocationLedger) -> np.ndarray:
+        per = self._per_task(ledger, ledger.capacity)
+        per = np.where(ledger.eligibility(), per, 0.0)
+        per = np.where(np.isfinite(per), per, 0.0)
+        return ledger.tasks * per.sum(axis=1) / ledger.weight
+
+    def scores(self, ledger: AllocationLedger, server: int) -> np.ndarray:
+        return ledger.tasks * self._per_task(ledger, ledger.capacity[server]) / ledger.weight
+
+
+class ResidualPerServerDominantShare(PerServerDominantShare):
+    """rPS-DSF (Kesidis et al. §4): the score on the server's residual capacity now,
+    x_n max_{r: d_nr > 0} d_nr / (φ_n (c_jr - used_jr)); judged on PS-DSF's K_n."""
+
+    name = "rpsdsf"
+    share_name = "per-server dominant share (residual offers)"
+    reference = "rpsdsf"
+
+    def scores(self, ledger: AllocationLedger, server: int) -> np.ndarray:
+        residual = np.maximum(ledger.capacity[server] - ledger.used[server], 0.0)
+        return ledger.tasks * self._per_task(ledger, residual) / ledger.weight
+
+
+class ShareLevel(FairnessNotion):
+    """Ru et al.'s share level (alg. 1, line 12): the Lev-th largest of a user's per-resource
+    shares A_ir / C_r (over the cluster's totals), over its weight. Level 1 is the dominant
+    share: :func:`notion` gives :class:`DominantShare` for it, float for float."""
+
+    name = "drf-level"
+    share_name = "share level"
+    result_key = "level_shares"
+    reference = "drf"
+
+    def __init__(self, level: int) -> None:
+        self.level = level
+
+    @property
+    def label(self) -> str:
+        return f"drf level {self.level}"
+
+    def shares(self, ledger: AllocationLedger) -> np.ndarray:
+        total = ledger.total
+        per = np.where(total > 0, ledger.usage() / np.where(total > 0, total, 1.0), 0.0)
+        if not len(per):
+            return np.zeros(0)
+        return np.sort(per, axis=1)[:, -self.level] / ledger.weight
+
+
+#: the notions by name (``shares`` of ``drf`` is the thesis's own figure)
+NOTIONS: dict[str, type[FairnessNotion]] = {
+    cls.name: cls for cls in (DominantShare, TaskShare, JobSlowdown, PerServerDominantShare, ResidualPerServerDominantShare)
+}
+
+
+def notion(name: str, level: int | None = None) -> FairnessNotion:
+    """The notion called ``name`` (``drf`` with ``level`` 2 or 3: a share level)."""
+    if name == "drf" and level not in (None, 1):
+        return ShareLevel(int(level))
+    return NOTIONS[name]()
