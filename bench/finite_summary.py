@@ -18,9 +18,10 @@ import json
 import sys
 from pathlib import Path
 
+from dgdrf.bench.report import POLICY_ORDER
 from dgdrf.bench.staleness import is_stale
 
-ORDER = ("drf", "drf-bestfit", "fifo", "probes", "ddrf-random", "ddrf-gradient", "dgdrf", "pdgdrf")
+ORDER = POLICY_ORDER
 
 
 def _ratio(x: float | None, base: float | None) -> str:

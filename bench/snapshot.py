@@ -29,6 +29,9 @@ from dgdrf.overlay_run import OverlayConfig, run_overlay
 ROOT = Path(__file__).resolve().parents[1]
 #: keys that differ between identical runs
 WALL = ("wall_s", "metrics_wall_s", "node_cycles_per_s", "messages_per_s")
+#: the thesis's policies, the snapshot's fixed set (a snapshot must compare with one
+#: taken before a policy was added; the papers' own are checked by their fingerprints)
+THESIS_POLICIES = ("drf", "drf-bestfit", "fifo", "probes", "ddrf-random", "ddrf-gradient", "dgdrf", "pdgdrf")
 
 
 def strip(d: dict) -> dict:
@@ -49,7 +52,7 @@ def emulation_runs() -> list[tuple[str, object, RunConfig]]:
     s100 = load_scenario(ROOT / "configs" / "thesis-100x20.toml")
     g = google_2011_scenario(60, 15, 5)
     runs = []
-    for pol in ("drf", "drf-bestfit", "fifo", "probes", "ddrf-random", "ddrf-gradient", "dgdrf", "pdgdrf"):
+    for pol in THESIS_POLICIES:
         runs.append((f"g-{pol}", g, RunConfig(policy=pol, seed=2, neighbors=3)))
         runs.append((f"g-{pol}-loss", g, RunConfig(policy=pol, seed=3, loss=0.03, duplicate=0.01)))
     runs.append(("g-pd-ps", g, RunConfig(policy="pdgdrf", seed=1, capacity_knowledge="pushsum", gini_neighbours="overlay")))

@@ -32,12 +32,13 @@ from dgdrf.bench.staleness import REVISION_KEYS, is_stale, stale_because
 from dgdrf.bench.sweep import SWEEP_JSON, flat_row, read_records
 from dgdrf.errors import ConfigError
 from dgdrf.model.resources import natural_key
+from dgdrf.policies import POLICIES
 from dgdrf.report_table import NORMAL_ENDS
 
 REPORT_MD = "report.md"
 #: parameters that identify a condition besides the data set, policy, neighbours and seed
 _IDENTITY = ("dataset", "servers", "users", "data_seed", "scenario_digest", "policy", "neighbors", "seed", *REVISION_KEYS)
-POLICY_ORDER = ("drf", "drf-bestfit", "fifo", "probes", "ddrf-random", "ddrf-gradient", "dgdrf", "pdgdrf")
+POLICY_ORDER = tuple(POLICIES)  # the registry's order: centralized, distributed, the papers'
 #: samples a run needs for its panel of shares over time (the default, one every 10 s, may give one or two)
 MIN_SAMPLES = 5
 TOLERANCES = (("exact", "exact"), ("0.01", "1 %"), ("0.05", "5 %"), ("0.10", "10 %"), ("0.15", "15 %"))

@@ -60,10 +60,15 @@ DEFAULT_DATA_SEED = 2017
 PARAM_ALIASES = {"gossip_period": "gradient_period"}
 #: grid keys of the [sweep] table that are not run parameters
 GRID_KEYS = ("name", "policies", "neighbors", "seeds", "servers", "users", "scenarios", "data_seed", "part_of")
-#: relative cost of one run by policy, for longest-first scheduling only: rough weights
-#: (the gradient policies exchange views every tick on every server); where they came
-#: from: docs/notes/2026-11-22-sweep-policy-cost.md
-POLICY_COST = {"dgdrf": 40.0, "pdgdrf": 40.0, "ddrf-gradient": 8.0, "ddrf-random": 8.0, "probes": 4.0}
+
+
+def _policy_cost(policy: str) -> float:
+    """Relative cost of one run by policy (Policy.sweep_cost), for longest-first
+    scheduling only: rough weights (the gradient policies exchange views every tick on
+    every server); where they came from: docs/notes/2026-11-22-sweep-policy-cost.md."""
+    from dgdrf.policies import POLICIES
+
+    return POLICIES[policy].sweep_cost
 
 
 def run_parameters() -> tuple[str, ...]:
@@ -151,7 +156,7 @@ class SweepSpec:
                 RunConfig.from_settings({}, policy=policy, neighbors=nb, seed=seed, **extra).validate()
             except (ConfigError, TypeError, ValueError) as exc:
                 raise ConfigError(f"sweep {self.name!r}: run {params}: {exc}") from None
-            cost = ds.servers * max(ds.users, 1) * POLICY_COST.get(policy, 1.0) * (1 + nb / 10)
+            cost = ds.servers * max(ds.users, 1) * _policy_cost(policy) * (1 + nb / 10)
             runs.append(RunSpec(run_key(params), params, ds, cost))
         runs.sort(key=lambda r: -r.cost)
         return runs

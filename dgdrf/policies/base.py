@@ -66,6 +66,8 @@ class Policy(ABC):
     offers: ClassVar[bool] = False
     #: whether ``--share-level`` means something to it (Ru et al.'s levels of DRF)
     share_levels: ClassVar[bool] = False
+    #: a run's relative cost per server x user, by which sweeps start the longest first
+    sweep_cost: ClassVar[float] = 1.0
 
     @classmethod
     def gradient_kind(cls, gradient: str | None) -> str | None:

@@ -225,6 +225,7 @@ class DdrfScheduler(HomeScheduler):
 
 class DdrfRandom(DistributedPolicy):
     name = "ddrf-random"
+    sweep_cost = 8.0
     servers_track_members = True
     description = "DDRF, fixed random neighbours (thesis 4.3, alg. 5)"
 
@@ -236,6 +237,7 @@ class DdrfRandom(DistributedPolicy):
 
 class DdrfGradient(DistributedPolicy):
     name = "ddrf-gradient"
+    sweep_cost = 8.0
     servers_track_members = True
     description = "DDRF, neighbours fixed from a gradient built during warm-up (thesis 4.3, eq. 4.2)"
     uses_gradient = True

@@ -132,6 +132,7 @@ class _GradientPolicy(DistributedPolicy):
 
 class DGDRF(_GradientPolicy):
     name = "dgdrf"
+    sweep_cost = 40.0
     description = "gradient centre with validation allocates (thesis 3.3, 3.3.1, 4.4)"
     parallel = False
     default_gradient = "stamped"
@@ -139,5 +140,6 @@ class DGDRF(_GradientPolicy):
 
 class PDGDRF(_GradientPolicy):
     name = "pdgdrf"
+    sweep_cost = 40.0
     description = "centre without validation, or when the local Gini falls (thesis 4.5, alg. 6)"
     parallel = True

@@ -166,6 +166,7 @@ class ProbeScheduler(TickingRole):
 
 class Probes(DistributedPolicy):
     name = "probes"
+    sweep_cost = 4.0
     servers_track_members = True
     description = "random server per task, copies to the two least-loaded neighbours (thesis 4.2, alg. 4)"
 
