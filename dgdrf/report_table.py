@@ -29,6 +29,9 @@ def print_results(scenario: Scenario, results: Sequence[RunResult], console: Con
         ("error ratio", lambda r: f"{r.error_ratio:.2%}"),
         ("error ratio, 5 % tolerance", lambda r: f"{r.error_ratio_tol['0.05']:.2%}"),
     ]
+    if any(r.fairness is not None for r in results):  # the papers' notions: each judged on its own
+        rows[3] = ("min share (of the policy's notion)", rows[3][1])
+        rows.insert(3, ("fairness notion judged", lambda r: r.fairness or "drf"))
     if any(r.jobs is not None for r in results):  # jobs that arrive and finish: what the papers compare
         rows += [
             ("makespan (s)", lambda r: "-" if r.makespan is None else f"{r.makespan:.1f}"),
