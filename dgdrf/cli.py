@@ -149,6 +149,13 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--json", type=Path, metavar="OUT", help="write the result as JSON (the dgdrf run --json format)")
     up.add_argument("--quiet", action="store_true", help="print no table")
 
+    au = sub.add_parser("audit", help="the fairness audit of a policy on a scenario: sharing incentive, envy-freeness, Pareto efficiency, and strategy-proofness probed by misreports")
+    _add_run_args(au)
+    au.add_argument("--misreport", type=_factors, metavar="F[,F...]", help="probe strategy-proofness: each user in turn inflates its demand by each factor F (> 0), and claims every server (a run per lie)")
+    au.add_argument("--no-claims", action="store_true", help="--misreport: try only the inflated demands, not the claims of every server")
+    au.add_argument("--time-limit", type=_positive_float, default=10.0, help="seconds the Pareto programme may take (default 10)")
+    au.add_argument("--json", type=Path, metavar="OUT", help="write the audit and the truthful run's tasks as JSON")
+
     sw = sub.add_parser("sweep", help="run every combination of a sweep file's grid in parallel processes (resumable)")
     sw.add_argument("sweep_file", type=Path, metavar="SWEEP.toml", help="a TOML file with a [sweep] table (see bench/*.toml)")
     sw.add_argument("--out", type=Path, help="results directory (default: results/<sweep name>/)")
@@ -207,6 +214,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_cluster(args)
         if args.command == "report":
             return cmd_report(args)
+        if args.command == "audit":
+            return cmd_audit(args)
     except DgdrfError as exc:
         print(f"dgdrf: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -283,6 +292,41 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"dgdrf: error: user {bad[0]!r} (demand {demands[bad[0]]}) fits on no server" + (f", nor do {len(bad) - 1} more users ({', '.join(bad[1:4])}{'...' if len(bad) > 4 else ''})" if len(bad) > 1 else "") + "; the run ended without them", file=sys.stderr)
         status = status or EXIT_BAD_INPUT
     return status
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    """``dgdrf audit``: run the policy, audit its allocation (dgdrf/auditing.py)."""
+    from dgdrf.auditing import audit_policy
+    from dgdrf.policies import POLICIES
+
+    scenario, config, policies = _load_run_inputs(args)
+    if not args.policy and "policy" not in scenario.settings:
+        policies = ["drf"]
+    if len(policies) != 1 or policies[0] not in POLICIES:
+        raise ConfigError(f"audit one known policy at a time (--policy NAME); known policies: {', '.join(POLICIES)}")
+    config = replace(config, policy=policies[0]).validate()
+    try:
+        report, run = audit_policy(scenario, config, factors=tuple(args.misreport or ()), claim_servers=bool(args.misreport) and not args.no_claims, time_limit=args.time_limit, probe=bool(args.misreport))
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    print(f"{scenario.name}: {config.policy}, {run['stop_reason']}, tasks {run['tasks']}")
+    print(report.summary_line())
+    for line in report.evidence_lines():
+        print(f"  {line}")
+    if args.json:
+        _write_json(args.json, {"policy": config.policy, "scenario": scenario.name, "tasks": run["tasks"], "per_server": run["per_server"], "stop_reason": run["stop_reason"], **report.to_dict()})
+    return 0
+
+
+def _factors(text: str) -> list[float]:
+    """--misreport F[,F...]: positive factors."""
+    try:
+        values = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected factors like 2 or 1.5,2, got {text!r}") from None
+    if not values or any(not (v > 0) or v == float("inf") for v in values):
+        raise argparse.ArgumentTypeError(f"factors must be positive numbers, got {text!r}")
+    return values
 
 
 class _RunProgress:

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from dgdrf.auditing import run_audit
 from dgdrf.config import RunConfig
 from dgdrf.model import metrics
 from dgdrf.model.notions import NOTIONS, ShareLevel
@@ -92,6 +93,10 @@ class RunResult:
     notion_shares: dict[str, float] | None = None
     #: ``--per-server``: each user's tasks on each server that holds some
     per_server: dict[str, dict[str, int]] | None = None
+    #: the fairness audit of the final allocation (dgdrf/auditing.py): sharing incentive,
+    #: envy-freeness, Pareto efficiency and their evidence; None for a scenario whose
+    #: tasks end or whose users have several demands (the properties are of a static one)
+    audit: dict[str, Any] | None = None
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> RunResult:
@@ -116,7 +121,7 @@ class RunResult:
 #: result keys left out of the JSON when None (they describe what the thesis's world has not)
 OPTIONAL_KEYS = (
     "churn", "jobs", "makespan", "jct_s", "queueing_delay_s", "unfinished_tasks", "time_avg_shares", "jain_time_avg", "gini_time_avg",
-    "min_time_avg_share", "samples", "weights", "time_scale", "fairness", "notion_shares", "per_server",
+    "min_time_avg_share", "samples", "weights", "time_scale", "fairness", "notion_shares", "per_server", "audit",
 )  # fmt: skip
 
 
@@ -270,6 +275,7 @@ def measure(scenario: Scenario, config: RunConfig, collector: Collector, transpo
         per_server={u: {s: int(ledger.placed[i, j]) for j, s in enumerate(ledger.server_ids) if ledger.placed[i, j]} for i, u in enumerate(ledger.user_ids)}
         if config.per_server
         else None,
+        audit=run_audit(scenario, ledger),
     )
 
 

@@ -156,7 +156,7 @@ def build_user(spec: UserSpec, policy: Policy, config: RunConfig | None = None, 
         job_list = spec.job_list
         durations = Durations(job_list, config.seed, index, config.time_scale)
         jobs = UserJobs(job_list, spec.weight, durations, sequence or tuple(range(1, len(job_list) + 1)), policy.allocation_start, config.time_scale)
-    return User(spec.id, spec.demand, GATEWAY, start_delay=policy.user_start, retry=policy.options.retry, jobs=jobs)
+    return User(spec.id, spec.demand, GATEWAY, start_delay=policy.user_start, retry=policy.options.retry, jobs=jobs, runs_on=frozenset(spec.runs_on) if spec.runs_on else None)
 
 
 def job_sequences(scenario: Scenario) -> list[tuple[int, ...]]:

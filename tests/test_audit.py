@@ -233,7 +233,8 @@ def test_envious_pairs_reported():
     assert not e.holds
     assert [(x.user, x.envied, x.tasks, x.tasks_with_theirs) for x in e.envious] == [("A", "C", 3, 4), ("B", "C", 3, 4)]
     assert sharing_incentive(p, placed).holds
-    assert audit(p, placed).summary_line().startswith("SI ok | EF FAIL (2 envious pairs, e.g. A envies C: 4 with theirs > 3)")
+    assert e.up_to_one_task  # one task more and A, B hold what C does
+    assert audit(p, placed).summary_line().startswith("SI ok | EF FAIL (ok up to one task) (2 envious pairs, e.g. A envies C: 4 with theirs > 3)")
 
 
 def test_starved_user_breaks_sharing_incentive():
@@ -251,6 +252,7 @@ def test_weights_scale_the_slice_and_the_envy():
     assert envy_freeness(p, np.array([[6], [3]])).holds
     e = envy_freeness(p, np.array([[5], [4]]))
     assert [(x.user, x.envied, x.tasks, x.tasks_with_theirs, x.weight, x.envied_weight) for x in e.envious] == [("A", "B", 5, 4, 2.0, 1.0)]
+    assert not e.up_to_one_task  # (5 + 1) / 2 < 4 / 1: one task more does not end the envy
     assert not sharing_incentive(p, np.array([[5], [4]])).holds
 
 
@@ -287,7 +289,7 @@ def test_pareto_unknown_over_the_size_cap():
     p = problem(["cpu"], [("s1", [4]), ("s2", [3])], [("u1", [3]), ("u2", [2])])
     r = pareto_efficiency(p, np.array([[1, 0], [0, 1]]), max_variables=3)
     assert r.efficient is None and r.reason == "unknown: 4 variables > the cap of 3"
-    assert "PO unknown (4 variables > the cap of 3)" in audit(p, np.array([[1, 0], [0, 1]]), max_variables=3).summary_line()
+    assert "PO unknown (ok in place) (4 variables > the cap of 3)" in audit(p, np.array([[1, 0], [0, 1]]), max_variables=3).summary_line()
     # the cheap test still decides over the cap, but earlier users are not tried
     q = problem(["cpu"], [("s1", [4]), ("s2", [3])], [{"id": "u1", "demand": [3], "eligible": ["s1"]}, ("u2", [2])])
     r = pareto_efficiency(q, np.array([[1, 0], [0, 0]]), max_variables=2)  # u2 fits on s2

@@ -123,6 +123,12 @@ class SharingIncentive:
     tasks: tuple[int, ...]
     below: tuple[Shortfall, ...]
 
+    @property
+    def up_to_one_task(self) -> bool:
+        """No user more than one task below its guarantee (whole tasks on servers shared by
+        first fit may leave a user one short of what its slice alone would run)."""
+        return all(b.shortfall <= 1 for b in self.below)
+
 
 def sharing_incentive(problem: Problem, placed: np.ndarray) -> SharingIncentive:
     """Each user i must run at least Σ_{m: p_im = 1} ⌊min_{r: d_ir > 0} (s_i C_mr) / d_ir⌋
@@ -164,10 +170,17 @@ class Envy:
 
 @dataclass(frozen=True)
 class EnvyFreeness:
-    """EF (Def. 3): no envious pair."""
+    """EF (Def. 3): no envious pair. Whole tasks make exact envy-freeness rare (a user one
+    task short of another's bundle envies it), so ``up_to_one_task`` says whether every
+    envious user would still envy after gaining one task of its own: (n_i + 1) / w_i
+    >= n_{i<->j} / w_j (the discrete relaxation, "envy-free up to one task")."""
 
     holds: bool
     envious: tuple[Envy, ...]
+
+    @property
+    def up_to_one_task(self) -> bool:
+        return all((e.tasks + 1) * e.envied_weight >= e.tasks_with_theirs * e.weight * (1 - SHARE_TIE_TOLERANCE) for e in self.envious)
 
 
 def envy_freeness(problem: Problem, placed: np.ndarray) -> EnvyFreeness:
@@ -216,6 +229,9 @@ class ParetoEfficiency:
     best_tasks: int | None
     variables: int
     seconds: float
+    #: no user's next task fits in what is free on a server it may use: nobody gains
+    #: without moving a task (non-wastefulness; what greedy allocators guarantee at the end)
+    in_place: bool = True
 
 
 class _Programme:
@@ -244,7 +260,7 @@ class _Programme:
         self.cap_upper = ((cap + FIT_TOLERANCE * np.maximum(cap, 1.0)) / scale).ravel()
         self.user_rows = coo_matrix((np.ones(self.size), (self.users, np.arange(self.size))), shape=(U, self.size)).tocsr()
 
-    def solve(self, lower: np.ndarray, maximise: bool, seconds: float) -> tuple[int, np.ndarray | None, float | None]:
+    def solve(self, lower: np.ndarray, maximise: bool, seconds: float, nodes: int | None = None) -> tuple[int, np.ndarray | None, float | None]:
         """HiGHS with per-user totals >= ``lower``, maximising the total or only finding a
         feasible point: (scipy's status: 0 solved, 1 time limit, 2 infeasible, or -1 when the
         solution, rounded, overfills a server beyond the fit tolerance; the per-user
@@ -259,7 +275,7 @@ class _Programme:
                 LinearConstraint(self.cap_rows, -np.inf, self.cap_upper),
                 LinearConstraint(self.user_rows, lower, np.inf),
             ],
-            options={"time_limit": max(seconds, 1e-3), "mip_rel_gap": 0.0},
+            options={"time_limit": max(seconds, 1e-3), "mip_rel_gap": 0.0, **({"node_limit": nodes} if nodes is not None else {})},
         )
         bound = None if not maximise or res.mip_dual_bound is None else -float(res.mip_dual_bound)
         if res.x is None:
@@ -281,7 +297,7 @@ def _fits_residual(problem: Problem, n: np.ndarray) -> np.ndarray:
 
 
 def pareto_efficiency(
-    problem: Problem, placed: np.ndarray, time_limit: float = 2.0, max_variables: int = 200_000
+    problem: Problem, placed: np.ndarray, time_limit: float = 2.0, max_variables: int = 200_000, node_limit: int | None = None
 ) -> ParetoEfficiency:
     """Can some user run one more task with no user running fewer, tasks moved if need be?
 
@@ -297,7 +313,9 @@ def pareto_efficiency(
     incumbent or a bound below Σ n_i + 1 found in time still decides), or when the
     allocation itself does not fit. ``time_limit`` bounds the whole call, the search for the
     first user that can gain included: with False, users are tried in order (the cheap test,
-    the programme's solution, else a feasibility programme with n_i + 1 for that user)."""
+    the programme's solution, else a feasibility programme with n_i + 1 for that user).
+    ``node_limit`` bounds each programme's branch-and-bound nodes instead: a bound on the work
+    that, unlike a time limit, gives the same verdict on every machine (a run's audit)."""
     start = time.perf_counter()
     n = _as_placed(problem, placed)
     total = int(n.sum())
@@ -307,19 +325,21 @@ def pareto_efficiency(
     def verdict(efficient: bool | None, reason: str, gainer: int | None = None, first: bool = False,
                 best: int | None = None, variables: int = 0) -> ParetoEfficiency:
         return ParetoEfficiency(efficient, reason, None if gainer is None else users[gainer], first,
-                                total, best, variables, time.perf_counter() - start)
+                                total, best, variables, time.perf_counter() - start, in_place)
 
+    in_place = True
     if not feasibility(problem, n).feasible:
         return verdict(None, "unknown: the allocation itself does not fit (see feasibility)")
     fits = _fits_residual(problem, n).any(axis=1)
+    in_place = not fits.any()
     first_fit = int(np.argmax(fits)) if fits.any() else None
-    in_place = "'s next task fits in the free resources of a server it may use"
+    fits_here = "'s next task fits in the free resources of a server it may use"
     if first_fit == 0:
-        return verdict(False, users[0] + in_place, 0, True)
+        return verdict(False, users[0] + fits_here, 0, True)
     variables = int((problem.eligible & (tasks_per_server(problem.capacity, problem.demand) >= 1)).sum())
     if variables > max_variables:
         if first_fit is not None:
-            return verdict(False, f"{users[first_fit]}{in_place} (earlier users not tried: "
+            return verdict(False, f"{users[first_fit]}{fits_here} (earlier users not tried: "
                            f"{variables} variables > the cap of {max_variables})", first_fit, False, variables=variables)
         return verdict(None, f"unknown: {variables} variables > the cap of {max_variables}", variables=variables)
 
@@ -332,9 +352,9 @@ def pareto_efficiency(
     prog = _Programme(problem)
     best: int | None = None
     if first_fit is not None:
-        known, how = first_fit, in_place
+        known, how = first_fit, fits_here
     else:
-        status, got, bound = prog.solve(tasks.astype(np.float64), True, time_limit - (time.perf_counter() - start))
+        status, got, bound = prog.solve(tasks.astype(np.float64), True, time_limit - (time.perf_counter() - start), node_limit)
         if got is not None:
             best = int(got.sum())
         if best is not None and best > total:
@@ -347,7 +367,7 @@ def pareto_efficiency(
             return verdict(True, "no reallocation runs more tasks (HiGHS's bound when time ran out)",
                            best=best, variables=variables)
         else:
-            why = {1: f"time limit of {time_limit:g} s reached", -1: "HiGHS's solution overfills a server beyond the fit tolerance"}.get(
+            why = {1: f"time limit of {time_limit:g} s" + (f" or node limit of {node_limit}" if node_limit is not None else "") + " reached", -1: "HiGHS's solution overfills a server beyond the fit tolerance"}.get(
                 status, f"HiGHS status {status}")
             return verdict(None, f"unknown: {why}, no gain found or refuted", best=best, variables=variables)
     # users before ``known``: can each gain? one feasibility programme each (n_i + 1, others n_j)
@@ -359,7 +379,7 @@ def pareto_efficiency(
             break
         lower = tasks.astype(np.float64)
         lower[i] += 1
-        status, got, _ = prog.solve(lower, False, left)
+        status, got, _ = prog.solve(lower, False, left, node_limit)
         if got is not None:
             known, how = i, " can run one more task with nobody running fewer (tasks moved)"
             break
@@ -479,8 +499,11 @@ class Audit:
         return {
             "feasible": self.feasibility.feasible,
             "sharing_incentive": self.sharing.holds,
+            "sharing_incentive_up_to_one_task": self.sharing.up_to_one_task,
             "envy_free": self.envy.holds,
+            "envy_free_up_to_one_task": self.envy.up_to_one_task,
             "pareto_efficient": p.efficient,
+            "pareto_efficient_in_place": p.in_place,
             "strategy_proof": None if m is None else m.holds,
             "over_capacity": [{"server": s, "resource": r, "excess": e} for s, r, e in self.feasibility.over_capacity],
             "ineligible": [{"user": u, "server": s, "tasks": t} for u, s, t in self.feasibility.ineligible],
@@ -502,6 +525,18 @@ class Audit:
             ],
         }
 
+    def evidence_lines(self) -> list[str]:
+        """The witnesses behind each failed check, one a line (a CLI's detail)."""
+        lines = [f"over capacity: {s} resource {r} by {e:g}" for s, r, e in self.feasibility.over_capacity]
+        lines += [f"not eligible: {u} runs {t} on {s}" for u, s, t in self.feasibility.ineligible]
+        lines += [f"sharing incentive: {b.user} runs {b.tasks} < {b.guarantee}, what its slice of every server it may use runs" for b in self.sharing.below]
+        lines += [f"envy: {e.user} runs {e.tasks}; with {e.envied}'s bundle it would run {e.tasks_with_theirs}" for e in self.envy.envious]
+        if self.pareto.efficient is not True:
+            lines.append(f"Pareto: {self.pareto.reason}")
+        if self.misreports is not None:
+            lines += [f"strategy-proofness: {g.user} lying ({g.lie}) runs {g.lying_tasks} true tasks, {g.truthful_tasks} truthfully" for g in self.misreports.gains]
+        return lines
+
     def summary_line(self) -> str:
         """One line for a CLI: each property ok, FAIL with its first witness, or unknown."""
         parts = []
@@ -510,16 +545,18 @@ class Audit:
                          f"{len(self.feasibility.ineligible)} ineligible)")
         b = self.sharing.below
         parts.append("SI ok" if not b else
-                     f"SI FAIL ({len(b)} below guarantee, e.g. {b[0].user} {b[0].tasks} < {b[0].guarantee})")
+                     f"SI FAIL{' (ok up to one task)' if self.sharing.up_to_one_task else ''} ({len(b)} below guarantee, e.g. {b[0].user} {b[0].tasks} < {b[0].guarantee})")
         e = self.envy.envious
+        one = " (ok up to one task)" if self.envy.up_to_one_task else ""
         parts.append("EF ok" if not e else
-                     f"EF FAIL ({len(e)} envious pairs, e.g. {e[0].user} envies {e[0].envied}: "
+                     f"EF FAIL{one} ({len(e)} envious pairs, e.g. {e[0].user} envies {e[0].envied}: "
                      f"{e[0].tasks_with_theirs} with theirs > {e[0].tasks})")
         p = self.pareto
+        here = " (ok in place)" if p.in_place else ""
         if p.efficient is None:
-            parts.append(f"PO unknown ({p.reason.removeprefix('unknown: ')})")
+            parts.append(f"PO unknown{here} ({p.reason.removeprefix('unknown: ')})")
         else:
-            parts.append("PO ok" if p.efficient else f"PO FAIL ({p.gainer} can gain a task)")
+            parts.append("PO ok" if p.efficient else f"PO FAIL{here} ({p.gainer} can gain a task)")
         m = self.misreports
         if m is None:
             parts.append("SP not probed")
@@ -539,6 +576,7 @@ def audit(
     claim_servers: bool = True,
     time_limit: float = 2.0,
     max_variables: int = 200_000,
+    node_limit: int | None = None,
 ) -> Audit:
     """All checks of ``placed``; the misreports only when the policy ``allocate`` is given
     (it is run once on the truth and once per lie, so it should reproduce ``placed``)."""
@@ -546,6 +584,6 @@ def audit(
         feasibility=feasibility(problem, placed),
         sharing=sharing_incentive(problem, placed),
         envy=envy_freeness(problem, placed),
-        pareto=pareto_efficiency(problem, placed, time_limit, max_variables),
+        pareto=pareto_efficiency(problem, placed, time_limit, max_variables, node_limit),
         misreports=None if allocate is None else misreport_gains(problem, allocate, factors, claim_servers),
     )

@@ -82,6 +82,7 @@ class AllocationLedger:
         self._attributes: list[Mapping[str, Any]] = []  # per server
         self._constraints: list[Constraint] = []  # per user: its next task's
         self._idle: set[int] = set()  # users with nothing pending
+        self._excluded: set[tuple[int, int]] = set()  # (user, server) declined (:meth:`exclude`)
         #: users whose running tasks have more than one demand: demand -> how many run
         self._by_demand: dict[int, dict[tuple[float, ...], int]] = {}
         self._weighted = False  # some user's weight is not 1
@@ -259,6 +260,15 @@ class AllocationLedger:
             return
         self._refresh_row(user)
 
+    def exclude(self, user: int, server: int) -> None:
+        """The user's tasks do not go to ``server`` (it declined it), until its next task's
+        constraint is set anew (:meth:`set_task` with another constraint)."""
+        self._constrain()
+        assert self._elig is not None
+        self._elig[user, server] = False
+        self._excluded.add((user, server))
+        self._refresh_row(user)
+
     def has_task(self, user: int) -> bool:
         """Whether the user has a next task (it was not :meth:`set_task` to None)."""
         return user not in self._idle
@@ -345,6 +355,8 @@ class AllocationLedger:
         elig = self._elig.copy()
         for u in self._idle:
             elig[u] = [self._constraints[u].admits(self.server_ids[s], self._attributes[s]) for s in range(len(self.server_ids))]
+        for u, s in self._excluded:  # declined, but what the user claims (the units count on it)
+            elig[u, s] = self._constraints[u].admits(self.server_ids[s], self._attributes[s])
         return elig
 
     def fits_anywhere(self) -> np.ndarray:

@@ -84,6 +84,10 @@ class UserSpec:
     weight: float = 1.0
     jobs: tuple[JobSpec, ...] = ()
     constraint: Constraint = UNCONSTRAINED
+    #: a user that claims servers it cannot use (the audit's misreports, model/audit.py)
+    #: declines a placement anywhere but here; empty: it runs wherever it claims. Never
+    #: read from a file: a lie is the audit's experiment, not a scenario
+    runs_on: tuple[str, ...] = ()
 
     @property
     def job_list(self) -> tuple[JobSpec, ...]:

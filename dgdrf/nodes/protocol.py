@@ -118,10 +118,13 @@ class Accept(Message):
 
 @message(6, senders=(USER,), cost="allocation")
 class Decline(Message):
-    """User -> scheduler: no (a proposal for a task already accepted elsewhere)."""
+    """User -> scheduler: no (a proposal for a task already accepted elsewhere; or, with
+    ``unusable``, a proposal of a server the user cannot use, known dead or claimed
+    falsely: the task still wants a place, elsewhere)."""
 
     task_id: int
     ref: int
+    unusable: bool = False
 
 
 @message(7, senders=(SERVER,), cost="allocation")

@@ -87,8 +87,13 @@ class _Running:
 class User(Actor):
     """One user i with demand vector D_i (thesis 3.1, alg. 3), or with jobs."""
 
-    def __init__(self, address: str, demand: Sequence[float], gateway: str, start_delay: float = 0.0, retry: float = RETRY_S, jobs: UserJobs | None = None) -> None:
+    def __init__(
+        self, address: str, demand: Sequence[float], gateway: str, start_delay: float = 0.0, retry: float = RETRY_S, jobs: UserJobs | None = None,
+        runs_on: frozenset[str] | None = None,
+    ) -> None:
         super().__init__(address)
+        #: a liar's true servers (the audit's claims, model/audit.py): it declines others
+        self.runs_on = runs_on
         self.start_delay = start_delay
         self.retry = retry
         self.demand = [float(x) for x in demand]
@@ -259,8 +264,9 @@ class User(Actor):
         self._send_step()
 
     def on_Proposal(self, src: str, msg: Proposal) -> None:
-        if self.down and (msg.server in self.down or src in self.down):
-            self.send(src, Decline(msg.task_id, msg.ref))  # a placement on a server known dead
+        unusable = self.runs_on is not None and msg.server not in self.runs_on  # a liar's claim
+        if unusable or (self.down and (msg.server in self.down or src in self.down)):
+            self.send(src, Decline(msg.task_id, msg.ref, unusable=True))  # a placement on a server known dead, or one it cannot use
             if msg.task_id == self.task_id and self.state in (SUBMITTED, QUEUED) and src == self.sent_to and src not in self.down:
                 # a scheduler that has not heard of the death yet takes a Decline for "placed
                 # elsewhere" and forgets the task: send it again (a cluster's drf-bestfit

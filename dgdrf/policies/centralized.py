@@ -278,10 +278,18 @@ class CentralScheduler(TickingRole):
         self.actor.send(self.ledger.server_ids[placement.server], Allocate(user, task_id, request.demand, self.ledger.share(u), request.duration, gain))
 
     def on_Decline(self, src: str, msg: Decline) -> None:
+        """A declined proposal's reservation is given back. Declined as ``unusable`` (a
+        server the user knows dead, or one it cannot run on although its constraint said
+        so: the audit's liars, dgdrf/auditing.py), the task is queued again, and the user
+        is proposed that server no more (as a Mesos framework's declined offer is filtered)."""
         placement = self.proposals.decline(src, msg)
         if placement is not None:
             assert self.ledger is not None  # a placement was made with it
-            self._release(src, placement)
+            if msg.unusable:
+                self._requeue(src, placement)
+                self.ledger.exclude(self.ledger.user_index[src], placement.server)
+            else:
+                self._release(src, placement)
 
     def on_AllocateRejected(self, src: str, msg: AllocateRejected) -> None:
         """The node refused (our view was wrong): undo the reservation, tell the user the

@@ -1,0 +1,123 @@
+"""The fairness audit (model/audit.py) of a policy's runs: of every run's final allocation,
+and, for ``dgdrf audit``, of the policy itself, probed with misreports.
+
+Every run of a static scenario (users with one demand each, tasks that never end: the
+world the papers' properties are stated for) gets sharing incentive, envy-freeness and
+Pareto efficiency of its final allocation in its result (``audit``). A run's result must
+be the same for the same inputs, so the Pareto programme runs there only up to
+:data:`RUN_PARETO_VARIABLES` variables and without a time limit (a time limit would make
+the verdict depend on the machine); beyond that it says "unknown" unless the cheap test
+(a task fits where it stands) decides it, and each programme stops after
+:data:`RUN_PARETO_NODES` branch-and-bound nodes (a bound on work, not time). ``dgdrf audit`` decides larger ones with a time
+limit, and probes strategy-proofness by running the policy again on each user's lies: a
+demand scaled by a factor, or a claim of every server, where the liar declines a
+placement on a server it cannot really use (UserSpec.runs_on: as a Mesos framework
+declines an offer), so that its true tasks are those it runs. That is the reading under
+which Wang et al.'s fig. 2b shows CDRF rewarding the lie (ORACLES.md example 11).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from dgdrf.config import RunConfig
+from dgdrf.model.audit import Audit, audit
+from dgdrf.model.ledger import AllocationLedger
+from dgdrf.model.problem import Problem
+from dgdrf.model.scenario import Scenario, build_scenario
+
+#: the largest Pareto programme a run's result decides (variables: eligible user-server
+#: pairs), and the branch-and-bound nodes it may take: a bound on the work, not on the
+#: time, so that the verdict does not depend on the machine
+RUN_PARETO_VARIABLES = 500
+RUN_PARETO_NODES = 200
+NO_LIMIT_S = 1e9
+
+
+def static(scenario: Scenario) -> bool:
+    """Whether the papers' properties apply to the final allocation: every user one demand
+    (one job), and no task ends (the allocation is the run's outcome, not a moment of it)."""
+    return not scenario.finishing and all(len(u.job_list) == 1 for u in scenario.users)
+
+
+def run_audit(scenario: Scenario, ledger: AllocationLedger) -> dict[str, Any] | None:
+    """The audit of a run's final allocation (None for a scenario that is not static)."""
+    if not static(scenario):
+        return None
+    problem = Problem.from_scenario(scenario)
+    placed = placed_in_order(problem, ledger)
+    doc = audit(problem, placed, time_limit=NO_LIMIT_S, max_variables=RUN_PARETO_VARIABLES, node_limit=RUN_PARETO_NODES).to_dict()
+    doc["pareto"].pop("seconds", None)  # wall time: the only figure identical runs would not share
+    for key in ("strategy_proof", "misreports_tried", "misreport_gains"):
+        doc.pop(key, None)  # probed by dgdrf audit only
+    return doc
+
+
+def placed_in_order(problem: Problem, ledger: AllocationLedger) -> np.ndarray:
+    """The ledger's tasks per (user, server) in the problem's (the scenario's) order."""
+    rows = [ledger.user_index[u] for u in problem.user_ids]
+    cols = [ledger.server_index[s] for s in problem.server_ids]
+    return ledger.placed[np.ix_(rows, cols)].copy()
+
+
+def scenario_of(problem: Problem, truth: Problem | None = None, name: str = "reported") -> Scenario:
+    """A scenario that reports ``problem``; a user whose eligibility in ``truth`` is smaller
+    claims servers it cannot use, and declines them (UserSpec.runs_on)."""
+    users = []
+    for i, uid in enumerate(problem.user_ids):
+        doc: dict[str, Any] = {"id": uid, "demand": problem.demand[i].tolist()}
+        if not problem.eligible[i].all():
+            doc["eligible"] = [s for s, ok in zip(problem.server_ids, problem.eligible[i]) if ok]
+        if problem.weight[i] != 1.0:
+            doc["weight"] = float(problem.weight[i])
+        users.append(doc)
+    servers = [(sid, problem.capacity[j].tolist()) for j, sid in enumerate(problem.server_ids)]
+    resources = [f"r{k}" for k in range(problem.capacity.shape[1])]
+    scenario = build_scenario(resources, servers, users, name=name)
+    if truth is None:
+        return scenario
+    liars = {i for i in range(len(problem.user_ids)) if (problem.eligible[i] & ~truth.eligible[i]).any()}
+    specs = tuple(
+        replace(u, runs_on=tuple(s for s, ok in zip(truth.server_ids, truth.eligible[i]) if ok)) if i in liars else u for i, u in enumerate(scenario.users)
+    )
+    return replace(scenario, users=specs)
+
+
+def audit_policy(
+    scenario: Scenario, config: RunConfig, factors: tuple[float, ...] = (2.0,), claim_servers: bool = True, time_limit: float = 10.0, probe: bool = True,
+) -> tuple[Audit, dict[str, Any]]:
+    """Run ``config.policy`` on ``scenario`` and audit its allocation; with ``probe``,
+    strategy-proofness too, with each user's lies (each lie one more run). Returns the
+    audit and the truthful run's result."""
+    from dgdrf.emulation import run_emulation
+
+    if not static(scenario):
+        raise ValueError(f"scenario {scenario.name!r} has jobs of several demands or tasks that end: the audit's properties are of a static allocation")
+    truth = Problem.from_scenario(scenario)
+    config = replace(config, per_server=True)
+    runs: dict[str, Any] = {}
+
+    def allocate(reported: Problem) -> np.ndarray:
+        lying = reported is not truth
+        result = run_emulation(scenario if not lying else scenario_of(reported, truth, scenario.name), config)
+        if not lying:
+            runs["truth"] = result.to_dict()
+        per = result.per_server or {}
+        return np.array([[per.get(u, {}).get(s, 0) for s in truth.server_ids] for u in truth.user_ids], dtype=np.int64)
+
+    placed = allocate(truth)
+    result = audit(truth, placed, allocate=_Replay(allocate, truth, placed) if probe else None, factors=factors, claim_servers=claim_servers, time_limit=time_limit)
+    return result, runs["truth"]
+
+
+class _Replay:
+    """``allocate`` that answers the truthful problem from the run already made."""
+
+    def __init__(self, allocate, truth: Problem, placed: np.ndarray) -> None:
+        self.allocate, self.truth, self.placed = allocate, truth, placed
+
+    def __call__(self, reported: Problem) -> np.ndarray:
+        return self.placed if reported is self.truth else self.allocate(reported)
