@@ -121,3 +121,41 @@ class _Replay:
 
     def __call__(self, reported: Problem) -> np.ndarray:
         return self.placed if reported is self.truth else self.allocate(reported)
+
+
+#: a liar's true tasks must exceed its truthful ones by this much (relative) to count as a
+#: gain in the offline audit (the LP's float noise)
+GAIN_TOL = 1e-6
+
+
+def offline_misreports(scenario: Scenario, notion: str, factors: tuple[float, ...] = (2.0,), claim_servers: bool = True) -> list[dict[str, Any]]:
+    """Strategy-proofness of the offline oracle of ``notion`` (model/lp_filling.py,
+    divisible tasks), probed by each user's lies in turn: its demand times each factor (it
+    then holds f true tasks in each reported one), or a claim of every server. A claim
+    changes only the unit the scheduler counts the liar's tasks in (h_i does not depend on
+    constraints, M_i does: Wang et al. fig. 2b); the liar's tasks still run only where it
+    can (it declines the rest), so the lie is the liar's unit scaled, which the LP takes as
+    its weight scaled the same way (s_i = n_i / (u_i w_i)). Every lie tried is returned
+    with the liar's true tasks, truthful and lying, and whether it gained."""
+    from dgdrf.model.lp_filling import progressive_filling_lp, units
+
+    truth = Problem.from_scenario(scenario)
+    honest = progressive_filling_lp(truth, notion).tasks
+    out: list[dict[str, Any]] = []
+    for i, uid in enumerate(truth.user_ids):
+        lies: list[tuple[str, Problem, float]] = []
+        for f in factors:
+            demand = truth.demand.copy()
+            demand[i] = demand[i] * f
+            lies.append((f"demand x{f:g}", replace(truth, demand=demand), f))
+        if claim_servers and not truth.eligible[i].all():
+            claimed = truth.eligible.copy()
+            claimed[i] = True
+            u_true, u_lie = units(truth, notion)[i], units(replace(truth, eligible=claimed), notion)[i]
+            weight = truth.weight.copy()
+            weight[i] = weight[i] * (u_lie / u_true if u_true > 0 else 1.0)
+            lies.append(("claims every server", replace(truth, weight=weight), 1.0))
+        for name, lying, per_task in lies:
+            got = progressive_filling_lp(lying, notion).tasks[uid] * per_task
+            out.append({"user": uid, "lie": name, "truthful_tasks": honest[uid], "lying_tasks": got, "gains": got > honest[uid] * (1 + GAIN_TOL) + GAIN_TOL})
+    return out

@@ -149,8 +149,15 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--json", type=Path, metavar="OUT", help="write the result as JSON (the dgdrf run --json format)")
     up.add_argument("--quiet", action="store_true", help="print no table")
 
+    orc = sub.add_parser("oracle", help="the offline progressive-filling allocation of a scenario under a notion (divisible tasks; an LP per round)")
+    orc.add_argument("--scenario", type=Path, required=True, help="scenario file (.toml or .json)")
+    orc.add_argument("--notion", required=True, choices=ORACLE_NOTIONS, help="tsf (Wang et al. alg. 1), cdrf (App. B-C), drfh (eq. 25) or udrf (Tahir et al. fig. 3: jobs over machine classes, the servers' attribute 'class')")
+    orc.add_argument("--json", type=Path, metavar="OUT", help="write tasks and shares per user (as dgdrf run --json), units, levels and rounds")
+    orc.add_argument("--quiet", action="store_true", help="print no table")
+
     au = sub.add_parser("audit", help="the fairness audit of a policy on a scenario: sharing incentive, envy-freeness, Pareto efficiency, and strategy-proofness probed by misreports")
     _add_run_args(au)
+    au.add_argument("--notion", choices=ORACLE_NOTIONS[:3], help="audit the offline oracle of this notion (dgdrf oracle, divisible tasks) instead of a policy: its strategy-proofness, probed by --misreport")
     au.add_argument("--misreport", type=_factors, metavar="F[,F...]", help="probe strategy-proofness: each user in turn inflates its demand by each factor F (> 0), and claims every server (a run per lie)")
     au.add_argument("--no-claims", action="store_true", help="--misreport: try only the inflated demands, not the claims of every server")
     au.add_argument("--time-limit", type=_positive_float, default=10.0, help="seconds the Pareto programme may take (default 10)")
@@ -216,6 +223,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_report(args)
         if args.command == "audit":
             return cmd_audit(args)
+        if args.command == "oracle":
+            return cmd_oracle(args)
     except DgdrfError as exc:
         print(f"dgdrf: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -294,11 +303,55 @@ def cmd_run(args: argparse.Namespace) -> int:
     return status
 
 
+#: the notions ``dgdrf oracle`` computes
+ORACLE_NOTIONS = ("tsf", "cdrf", "drfh", "udrf")
+
+
+def cmd_oracle(args: argparse.Namespace) -> int:
+    """``dgdrf oracle``: the offline allocation (model/lp_filling.py, model/udrf.py)."""
+    from dgdrf.config import load_scenario
+    from dgdrf.model.problem import Problem
+
+    scenario = load_scenario(args.scenario)
+    if args.notion == "udrf":
+        from dgdrf.model.udrf import udrf_from_scenario, udrf_offline
+
+        u = udrf_offline(udrf_from_scenario(scenario))
+        doc: dict[str, object] = {
+            "notion": "udrf", "scenario": scenario.name, "tasks": {user: sum(jobs.values()) for user, jobs in u.jobs.items()},
+            "shares": u.shares, "jobs": u.jobs, "levels": u.levels, "rducs": u.rducs,
+        }
+        rows = [(user, f"{sum(jobs.values()):.6g}", f"{u.shares[user]:.6g}", ", ".join(f"{j} {x:.6g}" for j, x in jobs.items())) for user, jobs in u.jobs.items()]
+        head = ("user", "job runs", "share (eq. 12)", "per job")
+    else:
+        from dgdrf.model.lp_filling import progressive_filling_lp
+
+        r = progressive_filling_lp(Problem.from_scenario(scenario), args.notion)
+        doc = {"notion": r.notion, "scenario": scenario.name, "tasks": r.display_tasks(), "shares": r.shares, "units": r.units, "levels": r.levels, "rounds": r.rounds}
+        rows = [(user, f"{r.display_tasks()[user]:.6g}", f"{r.shares[user]:.6g}", f"{r.units[user]:.6g}") for user in r.tasks]
+        head = ("user", "tasks", "share", "unit (tasks alone)" if args.notion != "drfh" else "unit (1 / dominant share of a task)")
+    if not args.quiet:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=f"{scenario.name}: offline {args.notion} (divisible tasks; per-server splits are not unique and not shown)")
+        for h in head:
+            table.add_column(h, justify="left" if h in ("user", "per job") else "right")
+        for row in rows:
+            table.add_row(*row)
+        Console().print(table)
+    if args.json:
+        _write_json(args.json, doc)
+    return 0
+
+
 def cmd_audit(args: argparse.Namespace) -> int:
     """``dgdrf audit``: run the policy, audit its allocation (dgdrf/auditing.py)."""
     from dgdrf.auditing import audit_policy
     from dgdrf.policies import POLICIES
 
+    if args.notion:
+        return _audit_offline(args)
     scenario, config, policies = _load_run_inputs(args)
     if not args.policy and "policy" not in scenario.settings:
         policies = ["drf"]
@@ -315,6 +368,28 @@ def cmd_audit(args: argparse.Namespace) -> int:
         print(f"  {line}")
     if args.json:
         _write_json(args.json, {"policy": config.policy, "scenario": scenario.name, "tasks": run["tasks"], "per_server": run["per_server"], "stop_reason": run["stop_reason"], **report.to_dict()})
+    return 0
+
+
+def _audit_offline(args: argparse.Namespace) -> int:
+    """``dgdrf audit --notion``: the oracle's totals, and the lies that gain."""
+    from dgdrf.auditing import offline_misreports
+    from dgdrf.config import load_scenario
+    from dgdrf.model.lp_filling import progressive_filling_lp
+    from dgdrf.model.problem import Problem
+
+    if not args.scenario or args.policy or args.servers:
+        raise ConfigError("--notion audits the offline oracle of a scenario file: give --scenario FILE, and no --policy or --servers")
+    scenario = load_scenario(args.scenario)
+    r = progressive_filling_lp(Problem.from_scenario(scenario), args.notion)
+    print(f"{scenario.name}: offline {args.notion}, tasks {r.display_tasks()}")
+    lies = offline_misreports(scenario, args.notion, tuple(args.misreport or (2.0,)), not args.no_claims)
+    gains = [x for x in lies if x["gains"]]
+    print(f"SP ok ({len(lies)} lies tried)" if not gains else f"SP FAIL ({len(gains)} of {len(lies)} lies gain)")
+    for g in gains:
+        print(f"  strategy-proofness: {g['user']} lying ({g['lie']}) runs {g['lying_tasks']:.6g} true tasks, {g['truthful_tasks']:.6g} truthfully")
+    if args.json:
+        _write_json(args.json, {"notion": args.notion, "scenario": scenario.name, "tasks": r.display_tasks(), "shares": r.shares, "strategy_proof": not gains, "misreports": lies})
     return 0
 
 
