@@ -83,6 +83,7 @@ class AllocationLedger:
         self._constraints: list[Constraint] = []  # per user: its next task's
         self._idle: set[int] = set()  # users with nothing pending
         self._excluded: set[tuple[int, int]] = set()  # (user, server) declined (:meth:`exclude`)
+        self._admit_rows: dict[Constraint, np.ndarray] = {}  # constraint -> servers it admits
         #: users whose running tasks have more than one demand: demand -> how many run
         self._by_demand: dict[int, dict[tuple[float, ...], int]] = {}
         self._weighted = False  # some user's weight is not 1
@@ -198,7 +199,7 @@ class AllocationLedger:
         if not constraint.unconstrained:
             self._constrain()
         if self._elig is not None:
-            self._elig[idx] = [self._admits(idx, s) for s in range(len(self.server_ids))]
+            self._elig[idx] = False if idx in self._idle else self._admit_row(constraint)
         self._refresh_row(idx)
         self._shares_stale = True
         return idx
@@ -209,6 +210,17 @@ class AllocationLedger:
         if self._elig_buf is None:
             self._elig_buf = np.ones(self._fit_buf.shape, dtype=bool)
             self._set_views()
+
+    def _admit_row(self, constraint: Constraint) -> np.ndarray:
+        """Per server: whether ``constraint`` admits it (cached per constraint until a
+        server joins: a user's row is asked for at every task and every judgement)."""
+        n = len(self.server_ids)
+        row = self._admit_rows.get(constraint)
+        if row is None or len(row) != n:
+            row = self._admit_rows[constraint] = np.fromiter(
+                (constraint.admits(self.server_ids[s], self._attributes[s]) for s in range(n)), dtype=bool, count=n
+            )
+        return row
 
     def _admits(self, user: int, server: int) -> bool:
         if user in self._idle:
@@ -255,7 +267,7 @@ class AllocationLedger:
             if not constraint.unconstrained or self._elig is not None:
                 self._constrain()
                 assert self._elig is not None
-                self._elig[user] = [self._admits(user, s) for s in range(len(self.server_ids))]
+                self._elig[user] = self._admit_row(constraint)
         elif not changed:
             return
         self._refresh_row(user)
@@ -354,9 +366,9 @@ class AllocationLedger:
             return np.ones((len(self.user_ids), len(self.server_ids)), dtype=bool)
         elig = self._elig.copy()
         for u in self._idle:
-            elig[u] = [self._constraints[u].admits(self.server_ids[s], self._attributes[s]) for s in range(len(self.server_ids))]
+            elig[u] = self._admit_row(self._constraints[u])
         for u, s in self._excluded:  # declined, but what the user claims (the units count on it)
-            elig[u, s] = self._constraints[u].admits(self.server_ids[s], self._attributes[s])
+            elig[u, s] = self._admit_row(self._constraints[u])[s]
         return elig
 
     def fits_anywhere(self) -> np.ndarray:
