@@ -347,7 +347,7 @@ def cmd_oracle(args: argparse.Namespace) -> int:
 
 def cmd_audit(args: argparse.Namespace) -> int:
     """``dgdrf audit``: run the policy, audit its allocation (dgdrf/auditing.py)."""
-    from dgdrf.auditing import audit_policy
+    from dgdrf.misreports import audit_policy
     from dgdrf.policies import POLICIES
 
     if args.notion:
@@ -373,7 +373,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def _audit_offline(args: argparse.Namespace) -> int:
     """``dgdrf audit --notion``: the oracle's totals, and the lies that gain."""
-    from dgdrf.auditing import offline_misreports
+    from dgdrf.misreports import offline_misreports
     from dgdrf.config import load_scenario
     from dgdrf.model.lp_filling import progressive_filling_lp
     from dgdrf.model.problem import Problem
