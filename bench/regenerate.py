@@ -244,6 +244,7 @@ TABLE: tuple[Artefact, ...] = (
     Artefact((f"{R}/papers/kesidis-psdsf.md", f"{R}/papers/kesidis-psdsf.json"), "run", ("python bench/papers/kesidis_psdsf.py --out bench/results/papers",), "~15-45 s on one core (1,000 emulated runs, 3,600 offer-loop runs)"),
     Artefact((f"{R}/papers/ru-3d-drf.md", f"{R}/papers/ru-3d-drf.json"), "run", ("python bench/papers/ru_3d_drf.py --out bench/results/papers",), "~35-50 s on one core"),
     Artefact((f"{R}/papers/wang-microbenchmark.md", f"{R}/papers/wang-microbenchmark.json"), "run", ("python bench/papers/wang_microbenchmark.py --out bench/results/papers",), "~1-2 min on one core (72 emulated runs, 0.2-5 s each)"),
+    Artefact((f"{R}/papers/wang-static.md", f"{R}/papers/wang-static.json"), "run", ("python bench/papers/wang_static.py --out bench/results/papers",), "~5 s"),
     Artefact((f"{R}/kill-survey.txt",), "machine", ("python bench/kill_survey.py --freeze 1.5 > bench/results/kill-survey.txt",), "~3 min (8 clusters, 147 s of wall recorded)",
              note="real processes on loopback, stopped and killed on the wall clock: counts and wall times vary between reruns"),
     Artefact((f"{R}/peersim-compare.txt",), "machine", ("bench/peersim_compare.sh > bench/results/peersim-compare.txt",), "~15 min (PeerSim and dgdrf at 1k, 10k, 100k nodes)",
