@@ -107,3 +107,23 @@ def test_bad_oracle_and_audit_input(capsys, tmp_path, fig4):
     assert_one_line_error(*cli(capsys, "audit", "--scenario", fig4, "--policy", "drf,tsf")[::2], "one known policy")
     rc, _, err = cli(capsys, "audit", "--scenario", fig4, "--misreport", "0")
     assert rc == 2 and "positive" in err
+
+
+@pytest.mark.parametrize("policy", ["drf", "tsf", "cdrf"])
+def test_a_liar_declines_the_servers_it_cannot_use(policy):
+    """u2 claims m1 and m2 but runs only on m2 (UserSpec.runs_on): it declines m1 as
+    unusable, the scheduler queues its task again and proposes m1 to it no more; the run
+    saturates (a user-driven drf would otherwise propose m1 to it for ever)."""
+    import dataclasses
+
+    import numpy as np
+
+    from dgdrf.misreports import scenario_of
+    from dgdrf.model.problem import Problem
+
+    truth = Problem.from_scenario(build_scenario(**FIG2))
+    lying = scenario_of(dataclasses.replace(truth, eligible=np.ones_like(truth.eligible)), truth)
+    assert [u.runs_on for u in lying.users] == [(), ("m2",)]
+    r = run_emulation(lying, RunConfig(policy=policy, per_server=True))
+    assert r.stop_reason == "saturated" and r.invariant_violations == []
+    assert set(r.per_server["u2"]) == {"m2"} and r.tasks["u1"] + r.tasks["u2"] > 12

@@ -78,15 +78,17 @@ def test_user_follows_algorithm_3_and_sends_its_next_task_after_an_allocation():
 def test_a_user_asks_again_when_its_scheduler_proposes_a_server_it_knows_dead():
     """Network mode: the user heard MemberDown before its central scheduler did, which
     proposes the user's queued task on the dead server. The user declines it and sends the
-    task again: the scheduler takes the Decline for "placed elsewhere" and forgets the task
-    (a cluster's drf-bestfit run stalled with its lowest user queued and silent)."""
+    task again: a scheduler that took the Decline for "placed elsewhere" forgot the task
+    (a cluster's drf-bestfit run stalled with its lowest user queued and silent). The
+    Decline says ``unusable``: the central scheduler queues the task again itself, so the
+    resent request is a repeat unless it overtakes the Decline."""
     h = _user()
     h.deliver("u1", ServerReply(0, "central"), src="gateway")
     h.deliver("u1", TaskQueued(0), src="central")
     h.deliver("u1", MemberDown(["s4"]), src="bootstrap")
     m = h.mark()
     h.deliver("u1", Proposal(0, "s4", 3), src="central")
-    assert h.sent_messages(since=m) == [Decline(0, 3), TaskRequest("u1", 0, [1.0, 2.0], 0.0)]
+    assert h.sent_messages(since=m) == [Decline(0, 3, unusable=True), TaskRequest("u1", 0, [1.0, 2.0], 0.0)]
     h.deliver("u1", TaskQueued(0), src="central")
     m = h.mark()
     h.deliver("u1", Proposal(0, "s2", 4), src="central")  # the next proposal, on a live server, is accepted
