@@ -155,7 +155,7 @@ def build_user(spec: UserSpec, policy: Policy, config: RunConfig | None = None, 
         config = config or RunConfig()
         job_list = spec.job_list
         durations = Durations(job_list, config.seed, index, config.time_scale)
-        jobs = UserJobs(job_list, spec.weight, durations, sequence or tuple(range(1, len(job_list) + 1)), policy.allocation_start, config.time_scale)
+        jobs = UserJobs(job_list, spec.weight, durations, sequence or tuple(range(1, len(job_list) + 1)), policy.allocation_start, config.time_scale, spec.tenant)
     return User(spec.id, spec.demand, GATEWAY, start_delay=policy.user_start, retry=policy.options.retry, jobs=jobs, runs_on=frozenset(spec.runs_on) if spec.runs_on else None)
 
 

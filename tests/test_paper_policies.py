@@ -125,3 +125,35 @@ def test_bad_share_levels(capsys, tmp_path):
     assert_one_line_error(*cli(capsys, "run", "--scenario", path, "--share-level", "3")[::2], "share_level", "resources")
     rc, _, err = cli(capsys, "run", "--scenario", path, "--share-level", "4")
     assert rc == 2 and "Traceback" not in err and "share" in err
+
+
+def test_udrf_online_is_work_conserving(capsys, tmp_path):
+    """Tahir et al.'s online rule (fig. 5) on ORACLES.md example 12 (u2's task pair as two
+    job streams): the lowest tenant's share over machine classes goes first; it is work
+    conserving, so u1's job1 grows to all of hadoop, 56 tasks (the offline rule freezes it
+    at 28: dgdrf oracle --notion udrf, tested in tests/test_udrf_oracle.py)."""
+    from dgdrf.config import load_scenario
+
+    scenario = load_scenario("configs/tahir-example12.toml")
+    assert [u.tenant for u in scenario.users] == ["u1", "u1", "u2", "u2", "", ""]
+    r = run_emulation(scenario, RunConfig(policy="udrf", per_server=True))
+    assert r.stop_reason == "saturated" and r.invariant_violations == [] and r.error_ratio == 0.0
+    assert r.per_server["u1-job1"] == {"hadoop": 56} and r.tasks["u1-job2"] == 8
+    # a stream's share is its tenant's: max over (class, resource) of the tenant's use / capacity
+    assert r.notion_shares["u1-job1"] == r.notion_shares["u1-job2"] == 1.0  # hadoop full
+    assert r.notion_shares["u4"] == 1.0 and r.fairness == "udrf"
+    out = tmp_path / "o.json"
+    rc, _, err = cli(capsys, "oracle", "--scenario", "configs/tahir-example12.toml", "--notion", "udrf", "--json", out, "--quiet")
+    assert rc == 0, err
+    doc = json.loads(out.read_text())
+    assert doc["jobs"]["u1"] == {"u1-job1": 28, "u1-job2": 8}  # a tenant's streams are one UDRF user's jobs
+
+
+def test_tenant_round_trips_and_bad_tenants(capsys, tmp_path):
+    spec = dict(resources=["cpu"], servers=[("s", [4])], users=[{"id": "a", "demand": [1], "tenant": "t"}, {"id": "b", "demand": [1]}])
+    s = build_scenario(**spec)
+    assert s.users[0].tenant == "t" and not s.users[0].classic and s.users[1].classic
+    assert build_scenario(s.resources, s.servers, s.users).to_dict() == s.to_dict()
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"resources": ["cpu"], "servers": [{"id": "s", "capacity": [4]}], "users": [{"id": "a", "demand": [1], "tenant": 3}]}))
+    assert_one_line_error(*cli(capsys, "run", "--scenario", path)[::2], "tenant")

@@ -84,6 +84,7 @@ class AllocationLedger:
         self._idle: set[int] = set()  # users with nothing pending
         self._excluded: set[tuple[int, int]] = set()  # (user, server) declined (:meth:`exclude`)
         self._admit_rows: dict[Constraint, np.ndarray] = {}  # constraint -> servers it admits
+        self.tenants: dict[int, str] = {}  # user -> tenant, for users that are a tenant's job stream
         #: users whose running tasks have more than one demand: demand -> how many run
         self._by_demand: dict[int, dict[tuple[float, ...], int]] = {}
         self._weighted = False  # some user's weight is not 1
@@ -271,6 +272,19 @@ class AllocationLedger:
         elif not changed:
             return
         self._refresh_row(user)
+
+    def set_tenant(self, user: int, tenant: str) -> None:
+        """``user`` is one job stream of ``tenant`` (UDRF: a user's jobs that compete
+        apart, ranked by their tenant's share; model/notions.py ClassShare)."""
+        self.tenants[user] = tenant
+
+    def tenant_of(self, user: int) -> str:
+        """The tenant ``user`` belongs to: its own id unless set."""
+        return self.tenants.get(user) or self.user_ids[user]
+
+    def server_attributes(self, server: int) -> Mapping[str, Any]:
+        """The attributes ``server`` registered with (constraints match them)."""
+        return self._attributes[server]
 
     def exclude(self, user: int, server: int) -> None:
         """The user's tasks do not go to ``server`` (it declined it), until its next task's

@@ -194,9 +194,67 @@ class ShareLevel(FairnessNotion):
         return np.sort(per, axis=1)[:, -self.level] / ledger.weight
 
 
+class ClassShare(FairnessNotion):
+    """UDRF's share (Tahir et al. eq. 12): a user's largest share of any (machine class,
+    resource) pair, s_u = max_{m,k} A^u_mk / c_mk, each class one pool (its servers'
+    capacities summed; a server's class is its attribute ``class``, or its own id). A
+    user's jobs on several classes compete apart as job streams of one tenant (the
+    scenario's ``tenant``): each stream's share is its tenant's. ``own(ledger)`` is each
+    stream's own share, by which UDRF picks among a tenant's jobs (DIGEST 4a: the job
+    with the lowest own dominant share)."""
+
+    name = "udrf"
+    share_name = "share over machine classes"
+    result_key = "class_shares"
+    reference = "udrf"
+
+    def __init__(self) -> None:
+        self._key = -1
+        self._class_of = np.zeros(0, dtype=np.int64)
+        self._capacity = np.zeros((0, 0))
+
+    def _classes(self, ledger: AllocationLedger) -> tuple[np.ndarray, np.ndarray]:
+        """Each server's class index, and each class's capacity (cached per server count)."""
+        n = len(ledger.server_ids)
+        if n != self._key:
+            labels = [str(ledger.server_attributes(s).get("class", ledger.server_ids[s])) for s in range(n)]
+            names = list(dict.fromkeys(labels))
+            self._class_of = np.array([names.index(c) for c in labels], dtype=np.int64)
+            cap = np.zeros((len(names), ledger.m))
+            np.add.at(cap, self._class_of, ledger.capacity)
+            self._capacity, self._key = cap, n
+        return self._class_of, self._capacity
+
+    def own(self, ledger: AllocationLedger) -> np.ndarray:
+        """Per user (job stream): max over (class, resource) of its own use / capacity."""
+        class_of, cap = self._classes(ledger)
+        per_class = np.zeros((len(ledger.user_ids), len(cap)))
+        np.add.at(per_class.T, class_of, ledger.placed.T)  # tasks per (user, class)
+        use = per_class[:, :, None] * ledger.demand[:, None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(cap[None] > 0, use / np.where(cap[None] > 0, cap[None], 1.0), 0.0)
+        return ratio.reshape(len(ledger.user_ids), -1).max(axis=1) if len(ledger.user_ids) else np.zeros(0)
+
+    def shares(self, ledger: AllocationLedger) -> np.ndarray:
+        class_of, cap = self._classes(ledger)
+        n = len(ledger.user_ids)
+        if not n:
+            return np.zeros(0)
+        tenants = [ledger.tenant_of(u) for u in range(n)]
+        names = list(dict.fromkeys(tenants))
+        index = np.array([names.index(t) for t in tenants], dtype=np.int64)
+        per_class = np.zeros((n, len(cap)))
+        np.add.at(per_class.T, class_of, ledger.placed.T)
+        use = np.zeros((len(names), len(cap), ledger.m))
+        np.add.at(use, index, per_class[:, :, None] * ledger.demand[:, None, :])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(cap[None] > 0, use / np.where(cap[None] > 0, cap[None], 1.0), 0.0)
+        return ratio.reshape(len(names), -1).max(axis=1)[index] / ledger.weight
+
+
 #: the notions by name (``shares`` of ``drf`` is the thesis's own figure)
 NOTIONS: dict[str, type[FairnessNotion]] = {
-    cls.name: cls for cls in (DominantShare, TaskShare, JobSlowdown, PerServerDominantShare, ResidualPerServerDominantShare)
+    cls.name: cls for cls in (DominantShare, TaskShare, JobSlowdown, PerServerDominantShare, ResidualPerServerDominantShare, ClassShare)
 }
 
 

@@ -88,6 +88,9 @@ class UserSpec:
     #: declines a placement anywhere but here; empty: it runs wherever it claims. Never
     #: read from a file: a lie is the audit's experiment, not a scenario
     runs_on: tuple[str, ...] = ()
+    #: the user whose job stream this is, when a user has several that compete apart (UDRF,
+    #: Tahir et al.: a user's jobs on several machine classes); empty: its own id
+    tenant: str = ""
 
     @property
     def job_list(self) -> tuple[JobSpec, ...]:
@@ -98,7 +101,7 @@ class UserSpec:
     def classic(self) -> bool:
         """The thesis's user: one endless job of tasks that never end, arriving at once,
         unconstrained, weight 1 (its messages carry none of the newer fields)."""
-        return not self.jobs and self.weight == 1.0 and self.constraint.unconstrained
+        return not self.jobs and self.weight == 1.0 and self.constraint.unconstrained and not self.tenant
 
 
 @dataclass(frozen=True)
@@ -169,6 +172,8 @@ class Scenario:
                 doc.update(u.constraint.to_json())
             if u.weight != 1.0:
                 doc["weight"] = u.weight
+            if u.tenant:
+                doc["tenant"] = u.tenant
             users.append(doc)
         return {"resources": list(self.resources), "servers": servers, "users": users}
 
@@ -273,8 +278,8 @@ def _parse_server(entry: Any, index: int, m: int, fail) -> ServerSpec:
 
 
 #: the fields of a short-form user besides id and demand, and of a user with jobs; of a job
-_SHORT_FIELDS = ("weight", "eligible", "requires")
-_JOBS_FIELDS = ("jobs", "weight")
+_SHORT_FIELDS = ("weight", "eligible", "requires", "tenant")
+_JOBS_FIELDS = ("jobs", "weight", "tenant")
 _JOB_FIELDS = ("id", "demand", "tasks", "duration", "arrival", "eligible", "requires")
 
 
@@ -286,7 +291,7 @@ def _parse_user(entry: Any, index: int, m: int, servers: list[str], fail) -> Use
         for k in entry:
             if k != "id" and k not in _JOBS_FIELDS:
                 hint = " (a user with jobs gives each job its demand)" if k == "demand" else ""
-                raise fail(f"{where}.{k}", f"{who}: unknown field for a user with jobs (expected 'id', 'jobs', 'weight'){hint}")
+                raise fail(f"{where}.{k}", f"{who}: unknown field for a user with jobs (expected 'id', 'jobs', 'weight', 'tenant'){hint}")
         weight = _parse_weight(entry, where, who, fail)
         raw = entry["jobs"]
         if not isinstance(raw, list) or not raw:
@@ -298,14 +303,23 @@ def _parse_user(entry: Any, index: int, m: int, servers: list[str], fail) -> Use
                 raise fail(f"{where}.jobs[{k}].id", f"{who}: duplicate job id {job.id!r}")
             seen.add(job.id)
         first = jobs[job_order(jobs)[0]]
-        return UserSpec(ident, first.demand, weight, jobs)
+        return UserSpec(ident, first.demand, weight, jobs, tenant=_parse_tenant(entry, where, who, fail))
     ident, demand = _parse_entry(entry, "users", index, "demand", m, fail, extra=_SHORT_FIELDS)
     who = f"user {ident!r}"
     if not any(x > 0 for x in demand):
         raise fail(f"{where}.demand", f"user {ident!r} demands nothing; at least one resource must be positive")
     weight = _parse_weight(entry, where, who, fail)
     constraint = _parse_constraint(entry, where, who, servers, fail)
-    return UserSpec(ident, demand, weight, (), constraint)
+    return UserSpec(ident, demand, weight, (), constraint, tenant=_parse_tenant(entry, where, who, fail))
+
+
+def _parse_tenant(entry: Mapping, where: str, who: str, fail) -> str:
+    if "tenant" not in entry:
+        return ""
+    t = entry["tenant"]
+    if not isinstance(t, str) or not t.strip():
+        raise fail(f"{where}.tenant", f"{who}: must be the id of the user whose job stream this is (a non-empty string), got {t!r}"[:200])
+    return t
 
 
 def _parse_weight(entry: Mapping, where: str, who: str, fail) -> float:

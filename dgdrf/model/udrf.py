@@ -276,6 +276,9 @@ def udrf_from_scenario(scenario: Scenario) -> UdrfInstance:
     and nothing else: each job is a one-class job with R^j = its task's demand (its task
     count, durations and arrival are not part of this static model).
 
+    Scenario users with a ``tenant`` are that tenant's job streams: one UDRF user whose
+    jobs are theirs (named by the stream's id, or ``stream/job``).
+
     ScenarioError names the user and job whose class is missing or ambiguous, that adds
     other constraints, or whose class no server has; and a user with a weight (UDRF has
     none)."""
@@ -290,7 +293,7 @@ def udrf_from_scenario(scenario: Scenario) -> UdrfInstance:
     def fail(where: str, what: str) -> ScenarioError:
         return ScenarioError(f"{scenario.name}: {where}: {what}")
 
-    users = []
+    users: dict[str, list[UdrfJob]] = {}  # tenant -> its jobs: a scenario user with a tenant is one of its job streams
     for i, u in enumerate(scenario.users):
         if u.weight != 1.0:
             raise fail(f"users[{i}].weight", f"user {u.id!r}: UDRF (Tahir et al.) has no weights, got {u.weight:g}")
@@ -308,6 +311,9 @@ def udrf_from_scenario(scenario: Scenario) -> UdrfInstance:
             cls = str(values[0])
             if cls not in classes:
                 raise fail(f"{where}.requires", f"{who}: no server has {CLASS_ATTRIBUTE} = {cls!r} (classes: {', '.join(sorted(classes)) or 'none'})")
-            jobs.append(UdrfJob(job.id, {cls: tuple(job.demand)}))
-        users.append(UdrfUser(u.id, tuple(jobs)))
-    return UdrfInstance(resources=tuple(scenario.resources), classes={m: tuple(c) for m, c in classes.items()}, users=tuple(users))
+            name = job.id if not u.tenant else u.id if len(u.job_list) == 1 else f"{u.id}/{job.id}"
+            jobs.append(UdrfJob(name, {cls: tuple(job.demand)}))
+        users.setdefault(u.tenant or u.id, []).extend(jobs)
+    return UdrfInstance(
+        resources=tuple(scenario.resources), classes={m: tuple(c) for m, c in classes.items()}, users=tuple(UdrfUser(t, tuple(js)) for t, js in users.items())
+    )

@@ -136,6 +136,9 @@ class Collector:
             else:
                 i = self.ledger.add_user(u.id, u.demand, u.weight, u.job_list[0].constraint)
                 self._follow(u.id, i)
+        for u in self.scenario.users:
+            if u.tenant:
+                self.ledger.set_tenant(self.ledger.user_index[u.id], u.tenant)
         self._allocated: set[tuple[str, int]] = set()
         self._open: dict[str, set[int]] = {}  # user -> its tasks reported but not allocated
         every = self.sample_every

@@ -86,6 +86,8 @@ class TaskRequest(Message):
     requires: dict[str, Any] = field(default_factory=dict)
     arrival: float = 0.0
     job: int = 0
+    #: the user whose job stream this is (UDRF: a user's jobs that compete apart); "": its own
+    tenant: str = ""
 
     def traits(self) -> TaskTraits:
         return task_traits(self.weight, self.duration, self.eligible, self.requires, self.arrival, self.job)

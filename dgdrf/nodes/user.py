@@ -75,6 +75,7 @@ class UserJobs:
     sequence: tuple[int, ...]
     start: float = 0.0
     time_scale: float = 1.0
+    tenant: str = ""  # the user whose job stream this is (UDRF); "": its own
 
 
 @dataclass
@@ -160,7 +161,8 @@ class User(Actor):
     def _task_request(self) -> TaskRequest:
         if self.traits is CLASSIC:
             return TaskRequest(self.address, self.task_id, self.demand, self.dominant_share)
-        return TaskRequest(self.address, self.task_id, self.demand, self.dominant_share, *trait_fields(self.traits))
+        tenant = self.jobs.tenant if self.jobs is not None else ""
+        return TaskRequest(self.address, self.task_id, self.demand, self.dominant_share, *trait_fields(self.traits), tenant=tenant)
 
     def _request_server(self) -> None:
         if self.current is None:

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from dgdrf.model.ledger import AllocationLedger
-from dgdrf.model.notions import DominantShare, FairnessNotion
+from dgdrf.model.notions import ClassShare, DominantShare, FairnessNotion
+from dgdrf.model.resources import SHARE_TIE_TOLERANCE
 from dgdrf.nodes.gateway import FixedRouting, Routing
 from dgdrf.nodes.protocol import (
     PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Allocate, AllocateRejected, Decline, Idle, IdleNoted, MemberDown, Registered, RegisterServer, TaskFinished,
@@ -77,6 +78,27 @@ def select_lowest_first_fit(notion: FairnessNotion) -> Selector:
         user = ledger.lowest_user(waiting_mask(ledger, pending), notion.shares(ledger))
         if user is None:
             return None
+        server = ledger.first_fit(user)
+        assert server is not None  # the mask holds only users whose task fits somewhere
+        return user, server
+
+    return select
+
+
+def select_udrf(notion: ClassShare) -> Selector:
+    """UDRF online (Tahir et al. fig. 5): the lowest tenant's share over machine classes
+    first; among that tenant's waiting job streams, the one with the lowest own share (the
+    DIGEST's reading of which job); then the lower id; first fit among eligible servers."""
+
+    def select(ledger: AllocationLedger, pending: dict[str, TaskRequest]) -> tuple[int, int] | None:
+        mask = waiting_mask(ledger, pending)
+        if not mask.any():
+            return None
+        shares = notion.shares(ledger)
+        low = shares[mask].min()
+        tied = mask & (shares <= low + SHARE_TIE_TOLERANCE * max(low, 1e-300))
+        user = ledger.lowest_user(tied, notion.own(ledger))
+        assert user is not None  # tied holds the lowest
         server = ledger.first_fit(user)
         assert server is not None  # the mask holds only users whose task fits somewhere
         return user, server
@@ -181,6 +203,8 @@ class CentralScheduler(TickingRole):
                 self.ledger.set_task(user, msg.demand, traits.constraint)
         else:
             self.ledger.add_user(msg.user, msg.demand)
+        if msg.tenant:
+            self.ledger.set_tenant(self.ledger.user_index[msg.user], msg.tenant)
         self.pending.pop(msg.user, None)
         self.pending[msg.user] = msg
 
@@ -344,6 +368,18 @@ class CentralizedDRFBestFit(_Centralized):
     name = "drf-bestfit"
     description = "as drf, best-fit server by the DRFH heuristic (thesis 2.1.4)"
     select = staticmethod(select_drf_best_fit)
+
+
+class CentralizedUDRF(_Centralized):
+    name = "udrf"
+    description = "central server, lowest share over machine classes first (a tenant's job streams compete apart), first fit (Tahir et al. fig. 5)"
+    notion_name = "udrf"
+    strict = False  # the lowest is a tenant; which of its streams goes is decided among those waiting
+
+    def selector(self, server) -> Selector:
+        notion = self.fairness()
+        assert isinstance(notion, ClassShare)
+        return select_udrf(notion)
 
 
 class CentralizedFIFO(_Centralized):
