@@ -40,8 +40,6 @@ stops with the command that shows it instead of recording it.
 from __future__ import annotations
 
 import argparse
-import json
-import re
 import sys
 from collections import Counter
 from collections.abc import Iterable
@@ -50,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from dgdrf.bench.relations import Relation, page, within
+from dgdrf.bench.relations import Relation, page, within, write
 from dgdrf.emulation import RunConfig, run_emulation
 from dgdrf.model.ledger import AllocationLedger
 from dgdrf.model.notions import notion
@@ -147,9 +145,6 @@ def collect(seeds: Iterable[int]) -> dict[str, Any]:
     return doc
 
 
-def dumps(doc: dict[str, Any]) -> str:
-    """JSON, indented, with lists of numbers on one line."""
-    return re.sub(r"\[[-\d.,\s]+\]", lambda m: " ".join(m.group(0).split()), json.dumps(doc, indent=1)) + "\n"
 
 
 def fmt(x: Iterable[float]) -> str:
@@ -278,10 +273,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--seeds must be at least 1")
     doc = collect(range(1, args.seeds + 1))
     cmd = "python bench/papers/kesidis_psdsf.py" + ("" if args.seeds == 200 else f" --seeds {args.seeds}") + f" --out {args.out}"
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"{NAME}.json").write_text(dumps(doc))
     text = render(doc, [cmd])
-    (args.out / f"{NAME}.md").write_text(text)
+    write(args.out, NAME, doc, text)
     print(text)
     return 0
 

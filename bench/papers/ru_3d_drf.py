@@ -50,8 +50,6 @@ from __future__ import annotations
 
 import argparse
 import heapq
-import json
-import re
 import sys
 from collections import Counter, deque
 from collections.abc import Sequence
@@ -61,7 +59,7 @@ from typing import Any
 
 import numpy as np
 
-from dgdrf.bench.relations import Relation, page, within
+from dgdrf.bench.relations import Relation, page, within, write
 from dgdrf.emulation import RunConfig, run_emulation
 from dgdrf.model.scenario import build_scenario
 from dgdrf.world import Observer
@@ -443,9 +441,6 @@ simulation's 3-D runs are checked against dgdrf's own drf on the same jobs (belo
     )
 
 
-def dumps(doc: dict[str, Any]) -> str:
-    """JSON, indented, with lists of numbers on one line."""
-    return re.sub(r"\[[-\d.,\se]+\]", lambda m: " ".join(m.group(0).split()), json.dumps(doc, indent=1)) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -457,10 +452,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--seeds must be at least 1")
     doc = collect(range(1, args.seeds + 1))
     cmd = "python bench/papers/ru_3d_drf.py" + ("" if args.seeds == 20 else f" --seeds {args.seeds}") + f" --out {args.out}"
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"{NAME}.json").write_text(dumps(doc))
     text = render(doc, [cmd])
-    (args.out / f"{NAME}.md").write_text(text)
+    write(args.out, NAME, doc, text)
     print(text)
     return 0
 

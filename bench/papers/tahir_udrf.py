@@ -15,11 +15,10 @@ jobs not built yet: those relations are listed as not checked, with the reason.
 from __future__ import annotations
 
 import argparse
-import json
 from fractions import Fraction
 from pathlib import Path
 
-from dgdrf.bench.relations import Relation, page
+from dgdrf.bench.relations import Relation, page, write
 from dgdrf.config import load_scenario
 from dgdrf.emulation import RunConfig, run_emulation
 from dgdrf.model.udrf import UdrfInstance, UdrfJob, UdrfUser, rducs, udrf_drf_baseline, udrf_offline
@@ -75,13 +74,11 @@ def main() -> None:
         Relation("fig. 10c", "the JCT reduction grows with the classes per job", "a trend", "not checked", "—", None, "as fig. 10b; and jobs spanning classes all or nothing"),
     ]
     raw = {"online": online, "udrf": {"jobs": udrf.jobs, "levels": udrf.levels, "use": udrf.use, "rducs": udrf.rducs}, "drf_baseline": {"jobs": drf.jobs, "use": drf.use}}
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"{NAME}.json").write_text(json.dumps(raw, indent=1, sort_keys=True) + "\n")
     intro = """Tahir et al.'s users with several jobs over machine classes (each class one divisible pool),
 offline (`dgdrf oracle --notion udrf` for one-class jobs from a scenario file; the task pair
 of u2 spans two classes, so this page builds the instance in Python). The instance is the
 DIGEST's reconstruction (the figures print no numbers)."""
-    (args.out / f"{NAME}.md").write_text(page("Tahir et al. (UDRF): §II-A and §III-B", "Tahir, Yang, Koliousis, McCann: UDRF: multi-resource fairness for complex jobs", intro, rel,
+    write(args.out, NAME, raw, page("Tahir et al. (UDRF): §II-A and §III-B", "Tahir, Yang, Koliousis, McCann: UDRF: multi-resource fairness for complex jobs", intro, rel,
                                              ["python bench/papers/tahir_udrf.py --out bench/results/papers"]))
     print((args.out / f"{NAME}.md").read_text())
 

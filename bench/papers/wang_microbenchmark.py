@@ -39,9 +39,7 @@ the command that shows it instead of recording it.
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import re
 import sys
 import time
 from collections.abc import Iterable, Sequence
@@ -50,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from dgdrf.bench.relations import Relation, page, within
+from dgdrf.bench.relations import Relation, page, within, write
 from dgdrf.config import load_scenario
 from dgdrf.emulation import RunConfig, run_emulation
 from dgdrf.model.problem import Problem, tasks_alone
@@ -691,10 +689,6 @@ def _round(x: Any) -> Any:
     return x
 
 
-def dumps(doc: dict[str, Any]) -> str:
-    """JSON, indented, with every innermost list on one line (no string here holds two
-    spaces in a row, so joining the list's whitespace changes no value)."""
-    return re.sub(r"\[[^\[\]{}]*\]", lambda m: " ".join(m.group(0).split()), json.dumps(_round(doc), indent=1)) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -711,10 +705,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(walls)} runs in {time.perf_counter() - t0:.1f} s wall; a run {min(walls):.2f}-{max(walls):.2f} s", file=sys.stderr)
     s = summarise(runs)
     cmd = "python bench/papers/wang_microbenchmark.py" + ("" if args.seeds == 3 else f" --seeds {args.seeds}") + f" --out {args.out}"
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"{NAME}.json").write_text(dumps(raw(runs, s, seeds)))
     text = render(s, seeds, [cmd])
-    (args.out / f"{NAME}.md").write_text(text)
+    write(args.out, NAME, _round(raw(runs, s, seeds)), text)
     print(text)
     return 0
 

@@ -14,11 +14,10 @@ DIGEST's reconstruction (the only one its text allows). Instances: ORACLES.md ex
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
-from dgdrf.bench.relations import Relation, page, within
+from dgdrf.bench.relations import Relation, page, write, within
 from dgdrf.emulation import RunConfig, run_emulation
 from dgdrf.misreports import offline_misreports
 from dgdrf.model.audit import envy_freeness
@@ -103,13 +102,11 @@ def main() -> None:
         Relation("fig. 4", "(not TSF) user-driven first fit on the same shares", "—", fmt(f4["drf"]["tasks"]) + f" ({f4['drf']['per_server']})", "—", None,
                  "u3 takes a slot on m1 early; DIGEST 1c: name the algorithm"),
     ]
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"{NAME}.json").write_text(json.dumps(raw, indent=1, sort_keys=True) + "\n")
     intro = """Wang et al.'s worked examples with placement constraints: offline (progressive filling by LP,
 divisible tasks: `dgdrf oracle`) and online (`dgdrf run`, server offers). Fig. 2b's lie is
 probed by `dgdrf audit --notion cdrf --misreport 2`. Fig. 3's topology is reconstructed
 (DIGEST 1c): m1 {u1, u2}, m2 {u2, u3, u4}, m3 {u2, u5, u6, u7}."""
-    (args.out / f"{NAME}.md").write_text(page("Wang et al. (TSF): the static examples", "Wang, Li, Liang, Li: Multi-resource fair allocation with placement constraints (TSF), figs. 2-4", intro, rel,
+    write(args.out, NAME, raw, page("Wang et al. (TSF): the static examples", "Wang, Li, Liang, Li: Multi-resource fair allocation with placement constraints (TSF), figs. 2-4", intro, rel,
                                              ["python bench/papers/wang_static.py --out bench/results/papers"]))
     print((args.out / f"{NAME}.md").read_text())
 

@@ -9,8 +9,12 @@ Markdown page a paper (bench/results/papers/*.md), as the thesis's relations are
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -60,3 +64,17 @@ def page(title: str, source: str, intro: str, relations: Sequence[Relation], com
     if notes:
         lines += ["", notes.strip()]
     return "\n".join(lines) + "\n"
+
+
+def compact_json(doc: Any) -> str:
+    """``doc`` as indented JSON with every innermost list on one line (the raw figures of a
+    page: long lists of numbers stay readable). No string of a page's figures holds two
+    spaces in a row, so joining a list's whitespace changes no value."""
+    return re.sub(r"\[[^\[\]{}]*\]", lambda m: " ".join(m.group(0).split()), json.dumps(doc, indent=1)) + "\n"
+
+
+def write(out: Path, name: str, figures: Any, text: str) -> None:
+    """A paper's page ``out/name.md`` and its raw figures ``out/name.json``."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{name}.json").write_text(compact_json(figures))
+    (out / f"{name}.md").write_text(text)
