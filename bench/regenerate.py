@@ -249,6 +249,8 @@ TABLE: tuple[Artefact, ...] = (
              ("python bench/lp_oracle_scale.py > bench/results/lp-oracle-scale.txt",
               "python bench/lp_oracle_scale.py --instance scattered >> bench/results/lp-oracle-scale.txt"), "~10 min (424 + 21 + 156 + 4 s recorded)"),
     Artefact((f"{R}/papers/tahir-udrf.md", f"{R}/papers/tahir-udrf.json"), "run", ("python bench/papers/tahir_udrf.py --out bench/results/papers",), "~1 s"),
+    Artefact((f"{R}/papers/tahir-trends.md", f"{R}/papers/tahir-trends.json"), "run", ("python bench/papers/tahir_trends.py --out bench/results/papers",),
+             "~2-4 min on two cores (100 emulated runs, 0.6-7 s each; ~3.3 min of CPU)"),
     Artefact((f"{R}/kill-survey.txt",), "machine", ("python bench/kill_survey.py --freeze 1.5 > bench/results/kill-survey.txt",), "~3 min (8 clusters, 147 s of wall recorded)",
              note="real processes on loopback, stopped and killed on the wall clock: counts and wall times vary between reruns"),
     Artefact((f"{R}/peersim-compare.txt",), "machine", ("bench/peersim_compare.sh > bench/results/peersim-compare.txt",), "~15 min (PeerSim and dgdrf at 1k, 10k, 100k nodes)",
