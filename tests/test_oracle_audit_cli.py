@@ -74,7 +74,7 @@ def test_audit_of_drf_on_the_default_scenario(capsys, tmp_path):
     bundle; nothing fits where it stands); the exact Pareto test finds a repacking that runs
     more, which it names."""
     out = tmp_path / "a.json"
-    rc, stdout, err = cli(capsys, "audit", "--policy", "drf", "--json", out)
+    rc, stdout, err = cli(capsys, "audit", "--policy", "drf", "--time-limit", "5", "--json", out)
     assert rc == 0, err
     doc = json.loads(out.read_text())
     assert doc["feasible"] and doc["stop_reason"] == "saturated"
