@@ -14,7 +14,7 @@ import sys
 from setuptools import setup
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dgdrf.build_info import COMPILED_MODULES  # noqa: E402  (stdlib only)
+from dgdrf.build_info import COMPILED_MODULES, write_record  # noqa: E402  (stdlib only)
 
 
 def extensions() -> list:
@@ -22,6 +22,9 @@ def extensions() -> list:
         return []
     from Cython.Build import cythonize
 
+    # the digests of the sources compiled, shipped with the extensions: the import guard
+    # (build_info.StaleExtensionGuard) tells an edited source from a wheel's file times
+    write_record(os.path.join(os.path.dirname(os.path.abspath(__file__)), "dgdrf"))
     modules = cythonize(
         [name.replace(".", "/") + ".py" for name in COMPILED_MODULES],
         language_level=3,

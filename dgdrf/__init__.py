@@ -9,4 +9,4 @@ __version__ = "0.1.0"
 
 from dgdrf.build_info import install_guard as _install_guard
 
-_install_guard()  # a compiled module older than its .py file is not used (build_info.py)
+_install_guard()  # compiled modules built from other sources are not used (build_info.py)

@@ -66,30 +66,51 @@ def test_every_hot_module_is_compiled_where_a_compiler_is():
 
 
 @pytest.mark.skipif(not compiled_modules(), reason="no module is compiled (DGDRF_PURE=1 or no C compiler at install)")
-def test_an_edited_module_runs_from_its_source_not_its_stale_extension(tmp_path):
-    """An extension module older than its .py file (edited or checked out since
-    pip install -e .) is not used: the source is, with a warning; DGDRF_PURE=1 when
-    running imports every source."""
+def test_an_edited_module_makes_the_whole_core_run_from_its_sources(tmp_path):
+    """A compiled module whose .py or .pxd file changed since pip install -e . is stale:
+    then every compiled module imports from its source, with a warning (a compiled
+    gradient beside a pure actor fails: 'Role size changed'). DGDRF_PURE=1 when running
+    imports every source."""
     shutil.copytree(ROOT / "dgdrf", tmp_path / "dgdrf", ignore=shutil.ignore_patterns("*.c", "__pycache__"))
-    probe = "import dgdrf.runtime.clock as c, dgdrf.overlay.gradient as g; print(c.__file__.endswith('.py'), g.__file__.endswith('.py'))"
+    probe = "import dgdrf.runtime.actor as a, dgdrf.overlay.gradient as g; print(a.__file__.endswith('.py'), g.__file__.endswith('.py'))"
 
     def run(env_extra: dict) -> subprocess.CompletedProcess:
         env = {k: v for k, v in os.environ.items() if k != "DGDRF_PURE"} | env_extra
         return subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
 
     assert run({}).stdout.split() == ["False", "False"]  # both compiled, up to date
-    source = tmp_path / "dgdrf" / "runtime" / "clock.py"
-    built = max(f.stat().st_mtime for f in source.parent.glob("clock.*") if f.suffix in (".so", ".pyd"))
-    os.utime(source, (built + 10, built + 10))  # edited after it was compiled
-    edited = run({})
-    assert edited.stdout.split() == ["True", "False"]
-    assert "clock.py (or its .pxd) changed since it was compiled" in edited.stderr
     assert run({"DGDRF_PURE": "1"}).stdout.split() == ["True", "True"]
-    os.utime(source, (built - 10, built - 10))
-    assert run({}).stdout.split() == ["False", "False"]
-    declarations = source.with_suffix(".pxd")  # the C types changed: the extension is stale too
-    os.utime(declarations, (built + 10, built + 10))
-    assert run({}).stdout.split() == ["True", "False"]
+    for suffix in (".py", ".pxd"):  # the code, or its C types, changed
+        source = tmp_path / "dgdrf" / "runtime" / f"actor{suffix}"
+        original = source.read_bytes()
+        source.write_bytes(original + b"\n# edited\n")
+        edited = run({})
+        assert edited.returncode == 0, edited.stderr[-2000:]
+        assert edited.stdout.split() == ["True", "True"]
+        assert "actor.py (or .pxd) changed since compiled" in edited.stderr
+        source.write_bytes(original)
+        assert run({}).stdout.split() == ["False", "False"]
+
+
+@pytest.mark.skipif(not compiled_modules(), reason="no module is compiled (DGDRF_PURE=1 or no C compiler at install)")
+def test_sources_newer_than_their_extensions_but_unchanged_stay_compiled(tmp_path):
+    """A wheel's install writes its files in zip order, so a .py file can be newer than its
+    extension: that is no edit (the compose image ran its core half pure and failed to
+    import). The build's digests decide; only a build without them is judged by times."""
+    shutil.copytree(ROOT / "dgdrf", tmp_path / "dgdrf", ignore=shutil.ignore_patterns("*.c", "__pycache__"))
+    package = tmp_path / "dgdrf"
+    newest = max(f.stat().st_mtime for f in package.rglob("*") if f.suffix in (".so", ".pyd"))
+    for name in COMPILED_MODULES:
+        for suffix in (".py", ".pxd"):
+            path = package.joinpath(*name.split(".")[1:]).with_suffix(suffix)
+            if path.exists():
+                os.utime(path, (newest + 10, newest + 10))
+    env = {k: v for k, v in os.environ.items() if k != "DGDRF_PURE"}
+    probe = subprocess.run([sys.executable, "-c", "from dgdrf.build_info import core; print(core())"], cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
+    assert (probe.stdout.strip(), probe.stderr) == ("compiled", "")
+    (package / "compiled_sources.json").unlink()  # a build from before the record: times decide
+    probe = subprocess.run([sys.executable, "-c", "from dgdrf.build_info import core; print(core())"], cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
+    assert probe.stdout.strip() == "pure" and "changed since compiled" in probe.stderr
 
 
 #: the oracle, determinism and invariant tests, run a second time on the pure build
