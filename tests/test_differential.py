@@ -44,7 +44,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from harness import Harness, selection_pool
 import dgdrf
+from dgdrf.model.constraints import UNCONSTRAINED, Constraint
 from dgdrf.model.ledger import AllocationLedger
+from dgdrf.model.notions import notion
+from dgdrf.model.problem import tasks_per_server
 from dgdrf.model.resources import FIT_TOLERANCE, SHARE_TIE_TOLERANCE, fits, natural_key
 from dgdrf.nodes.protocol import ServerRequest, TaskRequest
 from dgdrf.nodes.server import Server
@@ -477,6 +480,76 @@ def test_ledger_drf_steps_are_the_definitions(cluster, best):
         for r in range(2):
             used[server][r] += users[user][1][r]
     pytest.fail("not saturated after 1000 steps")
+
+
+# -- the fairness notions' kept per-user sums (model/notions.py RowSums) against a recount ------------
+def _recount_shares(name: str, ledger: AllocationLedger) -> np.ndarray:
+    """A notion's shares from the whole users x servers matrices, as the definitions read:
+    h_i, M_i (Wang et al. §V-B, App. B-C) and K_n (Kesidis et al. eq. 13)."""
+    elig = ledger.eligibility()
+    if name == "psdsf":
+        d, c = ledger.demand[:, None, :], ledger.capacity[None, :, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(d > 0, d / np.where(c > 0, c, 1.0), 0.0)
+            ratio = np.where((d > 0) & (c <= 0), np.inf, ratio)
+        per = np.where(elig, ratio.max(axis=-1), 0.0)
+        return ledger.tasks * np.where(np.isfinite(per), per, 0.0).sum(axis=1) / ledger.weight
+    per = tasks_per_server(ledger.capacity, ledger.demand)
+    units = (per * elig if name == "cdrf" else per).sum(axis=1) * ledger.weight
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(units > 0, ledger.tasks / np.where(units > 0, units, 1.0), np.where(ledger.tasks > 0, np.inf, 0.0))
+
+
+NOTION_CONSTRAINTS = [UNCONSTRAINED, Constraint(requires=(("ssd", (True,)),)), Constraint(eligible=frozenset({"s-1", "s-4"})), Constraint(requires=(("class", ("a", "b")),))]
+DEMANDS = st.lists(st.integers(0, 8).map(lambda k: k / 4), min_size=2, max_size=2).filter(lambda d: max(d) > 0)
+
+
+@SETTINGS
+@given(clusters(), st.lists(st.tuples(st.sampled_from(["task", "constrain", "idle", "allocate", "allocate", "release", "user", "server", "retire", "exclude", "weight"]),
+                                      st.integers(0, 9), st.integers(0, 9), DEMANDS, st.integers(0, 3)), max_size=40))
+def test_notion_shares_kept_row_by_row_are_a_recount(cluster, ops):
+    """TSF's, CDRF's and PS-DSF's shares, whose per-user sums over the servers are kept and
+    recomputed only for users whose next task changed, equal a recount from the whole
+    matrices after every change a run makes: next tasks (demand, constraint alone, none),
+    placements and ends, users and servers joining, servers leaving, declines, weights."""
+    servers, users = cluster
+    ledger = AllocationLedger(2)
+    for k, (sid, cap) in enumerate(servers):
+        ledger.add_server(sid, cap, {"ssd": k % 2 == 0, "class": "abc"[k % 3]})
+    for uid, d in users:
+        ledger.add_user(uid, d)
+    kept = {name: notion(name) for name in ("tsf", "cdrf", "psdsf")}
+    placed: list[tuple[int, int]] = []
+    for u in range(len(users)):  # shares of users with no task are 0 whatever their sums
+        s = ledger.first_fit(u)
+        if s is not None:
+            ledger.allocate(u, s)
+            placed.append((u, s))
+    for op, a, b, demand, c in ops:
+        u, s = a % len(ledger.user_ids), b % len(ledger.server_ids)
+        if op == "task":
+            ledger.set_task(u, demand, NOTION_CONSTRAINTS[c])
+        elif op == "constrain":  # the same demand, another constraint
+            ledger.set_task(u, ledger.demand[u].tolist(), NOTION_CONSTRAINTS[c])
+        elif op == "idle":
+            ledger.set_task(u, None)
+        elif op == "allocate" and ledger.fits_on(u, s):
+            ledger.allocate(u, s)
+            placed.append((u, s))
+        elif op == "release" and placed:
+            ledger.release(*placed.pop(a % len(placed)))
+        elif op == "user":
+            ledger.add_user(f"u-{100 + len(ledger.user_ids)}", demand, constraint=NOTION_CONSTRAINTS[c])
+        elif op == "server":
+            ledger.add_server(f"s-{100 + len(ledger.server_ids)}", [float(8 - b % 8), float(c + 1)], {"ssd": c % 2 == 0, "class": "abc"[c % 3]})
+        elif op == "retire":
+            ledger.retire(s)
+        elif op == "exclude":
+            ledger.exclude(u, s)
+        elif op == "weight":
+            ledger.set_weight(u, 1.0 + c)
+        for name, n in kept.items():
+            np.testing.assert_array_equal(n.shares(ledger), _recount_shares(name, ledger), err_msg=f"{name} after {op}")
 
 
 # -- the home users' cached minimum (policies/local.py) ----------------------------------------------

@@ -101,6 +101,9 @@ class AllocationLedger:
         self._task_share = np.zeros(0)
         self._total_stale = False
         self._shares_stale = False
+        #: counts changes of a user's next task (demand or constraint) and of the users
+        #: known: a reader caching per-user figures of them (model/notions.py) checks it
+        self.rows_version = 0
 
     def _set_views(self) -> None:
         n, u = len(self.server_ids), len(self.user_ids)
@@ -203,6 +206,7 @@ class AllocationLedger:
             self._elig[idx] = False if idx in self._idle else self._admit_row(constraint)
         self._refresh_row(idx)
         self._shares_stale = True
+        self.rows_version += 1
         return idx
 
     # -- what a user runs next (jobs) ------------------------------------------------------
@@ -263,7 +267,10 @@ class AllocationLedger:
                 self._keep_demands_apart(user)
             self.demand[user] = d
             self._shares_stale = True
+            self.rows_version += 1
         if constraint != self._constraints[user] or was_idle:
+            if constraint is not self._constraints[user]:
+                self.rows_version += 1
             self._constraints[user] = constraint
             if not constraint.unconstrained or self._elig is not None:
                 self._constrain()
@@ -384,6 +391,20 @@ class AllocationLedger:
         for u, s in self._excluded:  # declined, but what the user claims (the units count on it)
             elig[u, s] = self._admit_row(self._constraints[u])[s]
         return elig
+
+    def constraint_of(self, user: int) -> Constraint:
+        """The constraint of the user's next task (its last, while it has none pending)."""
+        return self._constraints[user]
+
+    def eligibility_rows(self, users: Sequence[int] | np.ndarray) -> np.ndarray:
+        """len(users) x servers: the rows of :meth:`eligibility` for ``users`` alone."""
+        if self._elig is None:
+            return np.ones((len(users), len(self.server_ids)), dtype=bool)
+        n = len(self.server_ids)
+        out = np.empty((len(users), n), dtype=bool)
+        for k, u in enumerate(users):
+            out[k] = self._admit_row(self._constraints[u])
+        return out
 
     def fits_anywhere(self) -> np.ndarray:
         """Per user: does its next task fit on at least one server?"""
