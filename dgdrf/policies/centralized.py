@@ -142,7 +142,13 @@ class CentralScheduler(TickingRole):
     fits, known from its earlier requests, and the scheduler waits for that user's
     request rather than place someone else's (up to ``patience`` seconds, for a user that
     is gone). Without loss every request is in before the next tick, so this changes
-    nothing; with loss the placements are DRF's, only later."""
+    nothing; with loss the placements are DRF's, only later.
+
+    A tick that found nothing to place is not repeated until something it decides on
+    changes (``_settled``: a request, a task's end, a reservation given back, a server
+    joining or going): a selector is a function of the ledger and the waiting requests,
+    so the same state places nothing again. With long tasks and a fine tick most ticks
+    were such repeats (a Google-like run at a 1 ms tick: 98 % of its CPU time)."""
 
     def __init__(self, select: Selector, strict: bool = False, retry: float = RETRY_S, proposal_timeout: float = PROPOSAL_TIMEOUT_S, notion: FairnessNotion | None = None) -> None:
         self.select = select
@@ -156,6 +162,7 @@ class CentralScheduler(TickingRole):
         self._waiting: tuple[int, float] | None = None  # (user the strict order waits for, since)
         #: tasks of jobs ordered and running, until they end: (user, task) -> (server, demand)
         self.running: dict[tuple[str, int], tuple[int, list[float]]] = {}
+        self._settled = False  # the last tick placed nothing, and nothing changed since
 
     def on_RegisterServer(self, src: str, msg: RegisterServer) -> None:
         if self.ledger is None:
@@ -165,6 +172,7 @@ class CentralScheduler(TickingRole):
             return
         if src not in self.ledger.server_index:
             self.ledger.add_server(src, msg.capacity, msg.attributes)
+            self._settled = False
         self.actor.send(src, Registered())
 
     def on_MemberDown(self, src: str, msg: MemberDown) -> None:
@@ -175,6 +183,7 @@ class CentralScheduler(TickingRole):
         if self.ledger is None:
             return
         gone = {self.ledger.server_index[a] for a in msg.addresses if a in self.ledger.server_index}
+        self._settled = False
         for (user, task_id), proposal in list(self.proposals.open.items()):
             if proposal.item.server in gone:  # released before the server retires: nothing fits there after
                 self.proposals.withdraw(user, task_id)
@@ -207,6 +216,7 @@ class CentralScheduler(TickingRole):
             self.ledger.set_tenant(self.ledger.user_index[msg.user], msg.tenant)
         self.pending.pop(msg.user, None)
         self.pending[msg.user] = msg
+        self._settled = False
 
     def on_Idle(self, src: str, msg: Idle) -> None:
         """The user has nothing pending: it is no one's minimum until its next task."""
@@ -214,6 +224,7 @@ class CentralScheduler(TickingRole):
         if self.ledger is None or src not in self.ledger.user_index or self._known(src, msg.task_id):
             return  # unknown, or its next task is here already (the Idle came late)
         self.ledger.set_task(self.ledger.user_index[src], None)
+        self._settled = False
 
     def on_TaskFinished(self, src: str, msg: TaskFinished) -> None:
         """A task this scheduler ordered ended: its resources are free in the ledger."""
@@ -221,6 +232,7 @@ class CentralScheduler(TickingRole):
         done = self.running.pop((msg.user, msg.task_id), None)
         if done is not None and self.ledger is not None:
             self.ledger.release(self.ledger.user_index[msg.user], done[0], done[1])
+            self._settled = False
             freed = getattr(self.select, "freed", None)  # server offers offer it next (policies/offers.py)
             if freed is not None:
                 freed(done[0])
@@ -236,12 +248,13 @@ class CentralScheduler(TickingRole):
         return any(u == user and t >= task_id for u, t in self.proposals.open)
 
     def on_tick(self) -> None:
-        if not self.pending or self.ledger is None:
+        if not self.pending or self.ledger is None or self._settled:
             return
         if self.strict and not self._lowest_waits():
             return
         pick = self.select(self.ledger, self.pending)
         if pick is None:
+            self._settled = True
             return
         user, server = pick
         user_id = self.ledger.user_ids[user]
@@ -280,6 +293,7 @@ class CentralScheduler(TickingRole):
         request = placement.request
         demand = request.demand if request.extended else None
         self.ledger.release(self.ledger.user_index[user], placement.server, demand)
+        self._settled = False
 
     def _expired(self, user: str, task_id: int, placement: Placement) -> None:
         self._requeue(user, placement)
@@ -312,6 +326,7 @@ class CentralScheduler(TickingRole):
             if msg.unusable:
                 self._requeue(src, placement)
                 self.ledger.exclude(self.ledger.user_index[src], placement.server)
+                self._settled = False
             else:
                 self._release(src, placement)
 
@@ -331,6 +346,7 @@ class CentralScheduler(TickingRole):
             self._release(msg.user, ordered.item)
         if msg.user not in self.pending:
             self.pending[msg.user] = ordered.item.request
+        self._settled = False
 
 
 class _Centralized(Policy):
