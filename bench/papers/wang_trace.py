@@ -447,8 +447,8 @@ def relations(a: dict[str, Any], w: dict[str, Any]) -> list[Relation]:
         small = b["<= 10"]
         rel.append(Relation(
             "fig. 10 (<= 10 tasks)", f"TSF provides little speedup for small jobs (over {p.upper()})", "~0",
-            f"{spct(small['mean'])} ± {100 * small['std']:.0f} % ({small['jobs']} jobs; TSF faster for {pct(small['tsf_faster'])}, slower for {pct(small['tsf_slower'])})",
-            f"mean within ± {100 * SMALL_SAVING_TOL:.0f} %", within(small["mean"], 0.0, SMALL_SAVING_TOL),
+            f"{spct(small['mean'])} ± {100 * (small['std'] or 0):.0f} % ({small['jobs']} jobs; TSF faster for {pct(small['tsf_faster'])}, slower for {pct(small['tsf_slower'])})",
+            f"mean within ± {100 * SMALL_SAVING_TOL:.0f} %", small["mean"] is not None and within(small["mean"], 0.0, SMALL_SAVING_TOL),
             "per-job speedup (JCT_X - JCT_TSF) / JCT_X, mean ± standard deviation over the jobs of the bin, every seed",
         ))
         for label, word in (("11-100", "medium"), ("101-500", "big")):
@@ -457,14 +457,14 @@ def relations(a: dict[str, Any], w: dict[str, Any]) -> list[Relation]:
             rel.append(Relation(
                 f"fig. 10 ({label} tasks)", f"for {word} jobs TSF's speedup (over {p.upper()}) is almost certain, on average 10 % faster", "+10 %",
                 f"{spct(x['mean'])} ± {100 * (x['std'] or 0):.0f} % ({x['jobs']} jobs, seeds {seeds_txt(x['mean_seeds'], spct)}); TSF faster for {pct(x['tsf_faster'])}, slower for {pct(x['tsf_slower'])}; "
-                f"mean JCT {p} / tsf {x['mean_jct_ratio']:.2f}",
+                f"mean JCT {p} / tsf {'-' if x['mean_jct_ratio'] is None else format(x['mean_jct_ratio'], '.2f')}",
                 f"mean +10 % ± {100 * SAVING_TOL:.0f} points, above 0", ok, "",
             ))
         huge = b["> 500"]
         rel.append(Relation(
             "fig. 10 (> 500 tasks)", f"for huge jobs both speedup and slowdown are observed (over {p.upper()})", "both",
             f"{spct(huge['mean'])} ± {100 * (huge['std'] or 0):.0f} % ({huge['jobs']} jobs); TSF faster for {pct(huge['tsf_faster'])}, slower for {pct(huge['tsf_slower'])}",
-            "qualitative: some jobs faster and some slower", bool(huge["jobs"]) and huge["tsf_faster"] > 0 and huge["tsf_slower"] > 0, "",
+            "qualitative: some jobs faster and some slower", bool(huge["jobs"]) and (huge["tsf_faster"] or 0) > 0 and (huge["tsf_slower"] or 0) > 0, "",
         ))
     # fig. 11
     td = {p: pp[p]["task_delay"] for p in PAPER}
