@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from dgdrf.bench.staleness import is_stale
-from dgdrf.bench.sweep import Dataset, read_records, run_parameters
+from dgdrf.bench.grid import Dataset, run_parameters
+from dgdrf.bench.store import read_records
 from dgdrf.build_info import core
 from dgdrf.emulation import RunConfig, run_emulation
 from dgdrf.config import load_scenario

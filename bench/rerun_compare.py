@@ -22,7 +22,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from dgdrf.bench.staleness import is_stale
-from dgdrf.bench.sweep import STALE_JSONL, read_records
+from dgdrf.bench.store import STALE_JSONL, read_records
 
 POLICIES = ("dgdrf", "pdgdrf")
 GENERATIONS = {

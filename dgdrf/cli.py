@@ -163,10 +163,11 @@ def build_parser() -> argparse.ArgumentParser:
     au.add_argument("--time-limit", type=_positive_float, default=10.0, help="seconds the Pareto programme may take (default 10)")
     au.add_argument("--json", type=Path, metavar="OUT", help="write the audit and the truthful run's tasks as JSON")
 
-    sw = sub.add_parser("sweep", help="run every combination of a sweep file's grid in parallel processes (resumable)")
+    sw = sub.add_parser("sweep", help="run every combination of a sweep file's grid in parallel processes or on a Dask cluster (resumable)")
     sw.add_argument("sweep_file", type=Path, metavar="SWEEP.toml", help="a TOML file with a [sweep] table (see bench/*.toml)")
     sw.add_argument("--out", type=Path, help="results directory (default: results/<sweep name>/)")
-    sw.add_argument("--workers", type=_positive_int, help="parallel runs (default: all cores)")
+    sw.add_argument("--workers", type=_positive_int, help="parallel runs on this machine (default: all cores)")
+    sw.add_argument("--scheduler", metavar="ADDRESS", help="run on a Dask cluster: a scheduler's address (tcp://HOST:8786) or local[:N] (a local cluster of N worker processes); needs pip install 'dgdrf[cluster]'")
     sw.add_argument("--timeout", type=_positive_float, help="give up on a run after this many wall seconds (recorded as failed)")
     sw.add_argument("--retry-failed", action="store_true", help="run again the runs recorded as failed (default: only the unfinished)")
     sw.add_argument("--limit", type=_positive_int, help="start at most this many runs now (the rest on a later resume)")
@@ -643,7 +644,9 @@ def cmd_cluster(args: argparse.Namespace) -> int:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from dgdrf.bench.staleness import is_stale
-    from dgdrf.bench.sweep import STALE_JSONL, TORN_LINES, check_output_dir, drop_unreadable, load_sweep, prune_stale, read_records, run_sweep
+    from dgdrf.bench.grid import load_sweep
+    from dgdrf.bench.store import STALE_JSONL, TORN_LINES, check_output_dir, drop_unreadable, prune_stale, read_records
+    from dgdrf.bench.sweep import run_sweep
 
     spec = load_sweep(args.sweep_file)
     out = args.out or Path("results") / spec.home().name  # a part of a sweep writes into the whole's
@@ -667,7 +670,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         ok = sum(status.get(r.key) == "ok" for r in runs)
         print(f"{spec.name}: {len(runs)} runs, {ok} done, {sum(status.get(r.key) == 'error' for r in runs)} failed, {len(runs) - ok} to run")
         return 0
-    outcome = run_sweep(spec, out, workers=args.workers, retry_failed=args.retry_failed, timeout=args.timeout, progress=not args.quiet, limit=args.limit)
+    outcome = run_sweep(spec, out, workers=args.workers, retry_failed=args.retry_failed, timeout=args.timeout, progress=not args.quiet, limit=args.limit, scheduler=args.scheduler)
     ended = "".join(f", {n} {reason}" for reason, n in sorted(outcome.stops.items()))  # every end but saturation
     line = f"{spec.name}: {outcome.done} runs done in {outcome.wall_s:.1f} s ({outcome.failed} failed{ended}), {outcome.skipped} already recorded, {outcome.total} in the grid; results in {out}"
     print(line, file=sys.stderr)

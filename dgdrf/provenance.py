@@ -105,3 +105,25 @@ def _collected() -> dict[str, Any]:
         "python": platform.python_version(),
         "libraries": {name: _version(name) for name in LIBRARIES},
     }
+
+
+#: the package files whose content is its code (compiled_sources.json is made by the build)
+SOURCE_PATTERNS = ("**/*.py", "**/*.pxd", "data/*.toml", "data/*.json")
+
+
+@functools.cache
+def source_digest(directory: Path | None = None) -> str:
+    """SHA-256 (16 hex digits) of the package's code: every .py and .pxd file and its data,
+    by path and content. The same on a git checkout and on a wheel's install of the same
+    code, which a commit is not (an install has none); a Dask worker's must be the
+    client's (dgdrf/bench/executors.py)."""
+    import hashlib
+
+    root = Path(directory if directory is not None else PACKAGE_DIR)
+    files = sorted({f for pattern in SOURCE_PATTERNS for f in root.glob(pattern) if "__pycache__" not in f.parts})
+    digest = hashlib.sha256()
+    for f in files:
+        digest.update(f.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(f.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+

@@ -152,7 +152,11 @@ def test_behaviour_names_follow_the_gradient_a_run_uses():
 def test_a_sweep_runs_again_a_record_of_code_that_behaved_otherwise(tmp_path, capsys):
     import json
 
-    from dgdrf.bench.sweep import RESULTS_JSONL, load_sweep, read_records, run_sweep
+    from dgdrf.bench.grid import load_sweep
+
+    from dgdrf.bench.store import RESULTS_JSONL, read_records
+
+    from dgdrf.bench.sweep import run_sweep
     from dgdrf.cli import main
 
     f = tmp_path / "one.toml"

@@ -10,7 +10,7 @@ from dataclasses import dataclass, make_dataclass
 import pytest
 
 from dgdrf import options
-from dgdrf.bench.sweep import parse_sweep
+from dgdrf.bench.grid import parse_sweep
 from dgdrf.cli import _run_flags, build_parser, main
 from dgdrf.config import RunConfig, load_scenario, option_names, variant_labels
 from dgdrf.emulation import policy_options

@@ -12,13 +12,15 @@ import pytest
 
 import dgdrf
 from dgdrf import provenance as prov_mod
-from dgdrf.bench.sweep import load_sweep, parse_sweep, read_records, run_sweep, sweep_digest
+from dgdrf.bench.grid import load_sweep, parse_sweep, sweep_digest
+from dgdrf.bench.store import read_records
+from dgdrf.bench.sweep import run_sweep
 from dgdrf.provenance import git_state, provenance
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = '[sweep]\nname = "prov"\npolicies = ["drf"]\nneighbors = [2]\nseeds = [1, 2]\nservers = [4]\nusers = [2]\n'
 #: the keys every record had before provenance (their values must not change)
-RECORD_KEYS = {"key", "sweep", "params", "status", "result", "error", "wall_s", "peak_rss_mb", "cpu_s", "core", "finished_at"}
+RECORD_KEYS = {"key", "sweep", "params", "status", "result", "error", "wall_s", "peak_rss_mb", "cpu_s", "core", "host", "finished_at"}
 
 
 @pytest.fixture(autouse=True)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from dgdrf.bench.report import _fmt, write_report
-from dgdrf.bench.sweep import read_records
+from dgdrf.bench.store import read_records
 from dgdrf.cli import main
 from dgdrf.model.scenario import build_scenario
 

@@ -15,7 +15,9 @@ import pytest
 
 from dgdrf.bench.report import write_report
 from dgdrf.bench.fingerprint import committed_behaviour
-from dgdrf.bench.sweep import RESULT_COLUMNS, load_sweep, parse_sweep, read_records, run_sweep
+from dgdrf.bench.grid import load_sweep, parse_sweep
+from dgdrf.bench.store import RESULT_COLUMNS, read_records
+from dgdrf.bench.sweep import run_sweep
 from dgdrf.emulation import RunConfig, run_emulation
 from dgdrf.errors import ConfigError
 from dgdrf.model.generators import google_2011_scenario
@@ -439,7 +441,7 @@ def test_prune_stale_moves_old_records_beside_the_results(tiny, tmp_path):
     """Once rerun, records of changed code leave results.jsonl for stale.jsonl: reports
     and sweeps read only what the current code made, the old records are kept."""
     from dgdrf.bench.staleness import is_stale
-    from dgdrf.bench.sweep import STALE_JSONL, prune_stale
+    from dgdrf.bench.store import STALE_JSONL, prune_stale
 
     _, out, _ = tiny
     records, _ = read_records(out)

@@ -9,7 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from dgdrf.bench.sweep import load_sweep, read_records, run_sweep
+from dgdrf.bench.grid import load_sweep
+
+from dgdrf.bench.store import read_records
+
+from dgdrf.bench.sweep import run_sweep
 from dgdrf.cli import main
 from dgdrf.errors import ConfigError
 

@@ -29,7 +29,7 @@ import numpy as np
 from dgdrf.bench import thesis
 from dgdrf.config import variant_labels
 from dgdrf.bench.staleness import REVISION_KEYS, is_stale, stale_because
-from dgdrf.bench.sweep import SWEEP_JSON, flat_row, read_records
+from dgdrf.bench.store import SWEEP_JSON, flat_row, read_records
 from dgdrf.errors import ConfigError
 from dgdrf.model.resources import natural_key
 from dgdrf.policies import POLICIES
@@ -156,7 +156,7 @@ def _at_every_neighbour_count(rows: list[dict]) -> list[dict]:
     """A centralized policy's run stands for every neighbour count of its data set (a
     sweep runs it once): the figures and tables against neighbours show it as a flat line,
     as the thesis's do. Counts at which the same condition already ran are not added."""
-    from dgdrf.bench.sweep import uses_neighbors
+    from dgdrf.bench.grid import uses_neighbors
 
     counts: dict[Any, set] = defaultdict(set)
     for r in rows:
@@ -488,7 +488,7 @@ class Report:
         """The runs of one scenario by series: the policy and its variant, the neighbour
         count where a distributed policy ran at several, and the other parameters that
         vary; each with its drf runs under the same other parameters (None if there are none)."""
-        from dgdrf.bench.sweep import uses_neighbors
+        from dgdrf.bench.grid import uses_neighbors
         from dgdrf.config import RunConfig
 
         labelled = {d.name for d in RunConfig.options() if d.option.label}  # already in the variant's name
