@@ -227,8 +227,8 @@ def collect(seeds: Sequence[int], jobs: int, cache: Path | None, log: Callable[[
                 todo.append((policy, seed))
     if cache:
         cache.mkdir(parents=True, exist_ok=True)
-    # the longest first: the offers (tsf, cdrf, psdsf), then the rest
-    todo.sort(key=lambda x: ({"tsf": 0, "psdsf": 1, "cdrf": 2, "drf": 3, "fifo": 4}[x[0]], x[1]))
+    # seed by seed (a page of fewer seeds can be made from the cache early), the longest first
+    todo.sort(key=lambda x: (x[1], {"tsf": 0, "psdsf": 1, "cdrf": 2, "drf": 3, "fifo": 4}[x[0]]))
     with ProcessPoolExecutor(max_workers=jobs, max_tasks_per_child=1) as pool:
         futures = {pool.submit(emulate, p, s, config): (p, s) for p, s in todo}
         for f in as_completed(futures):
