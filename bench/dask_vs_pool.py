@@ -38,8 +38,8 @@ def comparable(out: Path) -> dict[str, dict]:
     return keep
 
 
-def one(spec, out: Path, **how) -> tuple[float, float, int]:
-    """(wall s of the sweep, mean of its runs' own wall s, runs done)."""
+def one(spec, out: Path, **how) -> tuple[float, float, float]:
+    """(wall s of the sweep, mean of its runs' own wall s, load average at its start)."""
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
     outcome = run_sweep(spec, out, progress=False, **how)
