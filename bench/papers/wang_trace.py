@@ -49,6 +49,7 @@ import json
 import math
 import os
 import resource
+import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -62,6 +63,7 @@ from dgdrf.bench.relations import Relation, page, within, write
 from dgdrf.config import RunConfig, load_scenario
 from dgdrf.emulation import run_emulation
 from dgdrf.model.generators import offered_load
+from dgdrf.runtime.process import die_with_parent
 from dgdrf.world import Observer
 
 NAME = "wang-trace"
@@ -150,6 +152,7 @@ class Watch(Observer):
 def emulate(policy: str, seed: int, path: str = CONFIG) -> dict[str, Any]:
     """One run's raw figures (in a process of its own). Raises on a run that did not drain
     cleanly (a bug)."""
+    die_with_parent(signal.SIGKILL)  # the script stopped: no orphan run goes on for an hour
     scenario = load_scenario(ROOT / path)
     config = RunConfig.from_settings(scenario.settings, path, policy=policy, seed=seed, sample_every=SAMPLE_EVERY)
     watch = Watch()
