@@ -8,8 +8,6 @@ the finite workload."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -17,20 +15,13 @@ from typing import Any
 import numpy as np
 import pytest
 
+from bench_scripts import load
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _load(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(f"bench_papers_{name}", ROOT / "bench" / "papers" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-kesidis = _load("kesidis_psdsf")
-ru = _load("ru_3d_drf")
+kesidis = load("bench/papers/kesidis_psdsf.py")
+ru = load("bench/papers/ru_3d_drf.py")
 
 
 # ---- Kesidis et al. §4 ---------------------------------------------------------------------------

@@ -5,28 +5,19 @@ is computed and at least its longest task."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from bench_scripts import load
 
 from dgdrf.emulation import RunConfig, run_emulation
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _load() -> Any:
-    spec = importlib.util.spec_from_file_location("bench_papers_tahir_trends", ROOT / "bench" / "papers" / "tahir_trends.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-trends = _load()
+trends = load("bench/papers/tahir_trends.py")
 
 
 def test_generator_streams_are_their_jobs():

@@ -5,27 +5,17 @@ arrival, at most its completion time; a task's delay at least its job's)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 
+from bench_scripts import load
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _load() -> Any:
-    spec = importlib.util.spec_from_file_location("bench_papers_wang_trace", ROOT / "bench" / "papers" / "wang_trace.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-trace = _load()
+trace = load("bench/papers/wang_trace.py")
 
 TINY = """
 name = "wang-trace-tiny"

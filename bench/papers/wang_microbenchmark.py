@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from dgdrf.bench.relations import Relation, page, within, write
+from dgdrf.bench.relations import Relation, drain_problems, page, within, write
 from dgdrf.config import load_scenario
 from dgdrf.emulation import RunConfig, run_emulation
 from dgdrf.model.problem import Problem, tasks_alone
@@ -216,11 +216,7 @@ def emulate(config: str, variant: str, seed: int) -> dict[str, Any]:
     t0 = time.perf_counter()
     r = run_emulation(scenario, RunConfig(policy=policy, seed=seed, sample_every=SAMPLE_EVERY, **options), observers=[watch])
     wall = time.perf_counter() - t0
-    problems = []
-    if r.stop_reason != "drained":
-        problems.append(f"stop_reason {r.stop_reason} (unfinished tasks {r.unfinished_tasks}, events {r.events})")
-    if r.invariant_violations:
-        problems.append(f"invariant violations {r.invariant_violations[:5]}")
+    problems = drain_problems(r)
     if problems:
         raise RuntimeError(f"{'; '.join(problems)}: {command(config, variant, seed)}")
     assert r.samples is not None and r.jobs is not None

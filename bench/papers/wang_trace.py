@@ -59,7 +59,7 @@ from typing import Any
 
 import numpy as np
 
-from dgdrf.bench.relations import Relation, page, within, write
+from dgdrf.bench.relations import Relation, drain_problems, page, within, write
 from dgdrf.config import RunConfig, load_scenario
 from dgdrf.emulation import run_emulation
 from dgdrf.model.generators import offered_load
@@ -170,11 +170,7 @@ def emulate(policy: str, seed: int, path: str = CONFIG) -> dict[str, Any]:
         "policy": policy, "seed": seed, "stop_reason": r.stop_reason, "allocations": r.allocations, "sim_s": r.warmup_s + r.runtime_s, "wall_s": wall, "cpu_s": cpu,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, "load_average": load,
     }
-    problems = []
-    if r.stop_reason != "drained":
-        problems.append(f"stop_reason {r.stop_reason}, unfinished tasks {r.unfinished_tasks}, events {r.events}")
-    if r.invariant_violations:
-        problems.append(f"invariant violations {r.invariant_violations[:5]}")
+    problems = drain_problems(r)
     if problems:
         raise RuntimeError(f"{'; '.join(problems)}: {command(policy, seed, config=path)}")
     assert r.jobs is not None and r.samples is not None

@@ -78,3 +78,16 @@ def write(out: Path, name: str, figures: Any, text: str) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{name}.json").write_text(compact_json(figures))
     (out / f"{name}.md").write_text(text)
+
+
+def drain_problems(result: Any) -> list[str]:
+    """What is wrong with a run of finite jobs that should have drained (a bug to find,
+    never a figure to record): its stop reason, with its unfinished tasks and events, and
+    its first invariant violations; empty when it drained cleanly."""
+    problems = []
+    if result.stop_reason != "drained":
+        problems.append(f"stop_reason {result.stop_reason} (unfinished tasks {result.unfinished_tasks}, events {result.events})")
+    if result.invariant_violations:
+        problems.append(f"invariant violations {result.invariant_violations[:5]}")
+    return problems
+

@@ -1,0 +1,23 @@
+"""The bench scripts (bench/**/*.py) as modules, for their tests: they are files to run, not
+a package to import."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load(relative: str) -> ModuleType:
+    """The script at ``relative`` (from the repository's root), executed as a module named
+    after its path (``bench/papers/wang_trace.py``: ``bench_papers_wang_trace``)."""
+    path = ROOT / relative
+    spec = importlib.util.spec_from_file_location(Path(relative).with_suffix("").as_posix().replace("/", "_"), path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses and pickling look their module up by name
+    spec.loader.exec_module(module)
+    return module
