@@ -17,7 +17,7 @@ import math
 import os
 import platform
 from pathlib import Path
-from typing import IO, Any, Iterable
+from typing import IO, Any, Iterable, Iterator
 
 from dgdrf.errors import ConfigError
 from dgdrf.bench.grid import SweepSpec, sweep_digest
@@ -43,6 +43,34 @@ def check_output_dir(out: Path, spec: SweepSpec) -> None:
 
 
 
+def _lines(file: Path) -> Iterator[tuple[str, dict[str, Any] | None]]:
+    """Each non-blank line of a results file, with its record (None: unreadable, a line cut
+    by an interruption: not JSON, or not an object with a string ``key``)."""
+    with file.open(encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            line = line.rstrip("\n")
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                rec = None
+            yield line, rec if isinstance(rec, dict) and isinstance(rec.get("key"), str) else None
+
+
+def _move_aside(file: Path, keep: list[str], moved: list[str], to: Path) -> int:
+    """Append ``moved`` to ``to`` and rewrite ``file`` with ``keep`` alone, atomically;
+    how many moved."""
+    if not moved:
+        return 0
+    with to.open("a", encoding="utf-8") as fh:
+        fh.write("".join(x + "\n" for x in moved))
+    tmp = file.with_suffix(".jsonl.tmp")
+    tmp.write_text("".join(x + "\n" for x in keep), encoding="utf-8")
+    tmp.replace(file)
+    return len(moved)
+
+
 def read_records(out: Path) -> tuple[list[dict[str, Any]], int]:
     """All records in ``out``/results.jsonl (later records of a key replace earlier
     ones) and the number of unreadable lines skipped (a line cut by an interruption)."""
@@ -51,20 +79,11 @@ def read_records(out: Path) -> tuple[list[dict[str, Any]], int]:
         return [], 0
     by_key: dict[str, dict[str, Any]] = {}
     bad = 0
-    with file.open(encoding="utf-8") as fh:
-        for line in fh:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                bad += 1
-                continue
-            if isinstance(rec, dict) and isinstance(rec.get("key"), str):
-                by_key[rec["key"]] = rec
-            else:
-                bad += 1
+    for _, rec in _lines(file):
+        if rec is None:
+            bad += 1
+        else:
+            by_key[rec["key"]] = rec
     return list(by_key.values()), bad
 
 
@@ -81,24 +100,9 @@ def drop_unreadable(out: Path) -> int:
         return 0
     keep: list[str] = []
     torn: list[str] = []
-    with file.open(encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            line = line.rstrip("\n")
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                rec = None
-            (keep if isinstance(rec, dict) and isinstance(rec.get("key"), str) else torn).append(line)
-    if not torn:
-        return 0
-    with (Path(out) / TORN_LINES).open("a", encoding="utf-8") as fh:
-        fh.write("".join(x + "\n" for x in torn))
-    tmp = file.with_suffix(".jsonl.tmp")
-    tmp.write_text("".join(x + "\n" for x in keep), encoding="utf-8")
-    tmp.replace(file)
-    return len(torn)
+    for line, rec in _lines(file):
+        (keep if rec is not None else torn).append(line)
+    return _move_aside(file, keep, torn, Path(out) / TORN_LINES)
 
 
 #: where :func:`prune_stale` keeps the records of code that has changed since
@@ -110,32 +114,18 @@ def prune_stale(out: Path) -> int:
     (:func:`dgdrf.bench.staleness.is_stale`: reports leave them out, a sweep runs them
     again) from ``out``/results.jsonl to ``out``/stale.jsonl, appended as they were;
     returns how many moved. Once a sweep has rerun them, results.jsonl then holds only
-    what the current code makes, and the old records stay beside it for comparison. Unreadable lines are dropped (a sweep would
-    redo their runs anyway). The new results.jsonl replaces the old one atomically."""
-    out = Path(out)
-    file = out / RESULTS_JSONL
+    what the current code makes, and the old records stay beside it for comparison.
+    Unreadable lines are dropped (a sweep would redo their runs anyway). The new
+    results.jsonl replaces the old one atomically."""
+    file = Path(out) / RESULTS_JSONL
     if not file.exists():
         return 0
     keep: list[str] = []
     stale: list[str] = []
-    with file.open(encoding="utf-8") as fh:
-        for line in fh:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            (stale if isinstance(rec, dict) and is_stale(rec) else keep).append(line)
-    if not stale:
-        return 0
-    with (out / STALE_JSONL).open("a", encoding="utf-8") as fh:
-        fh.write("".join(x + "\n" for x in stale))
-    tmp = file.with_suffix(".jsonl.tmp")
-    tmp.write_text("".join(x + "\n" for x in keep), encoding="utf-8")
-    tmp.replace(file)
-    return len(stale)
+    for line, rec in _lines(file):
+        if rec is not None:
+            (stale if is_stale(rec) else keep).append(line)
+    return _move_aside(file, keep, stale, Path(out) / STALE_JSONL)
 
 
 #: CSV columns taken from a run's result, in order (after key, status, error and parameters)
