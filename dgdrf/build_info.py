@@ -57,13 +57,18 @@ def _pure_requested() -> bool:
     return os.environ.get("DGDRF_PURE", "") not in ("", "0")
 
 
+def _base(package_dir: str, fullname: str) -> str:
+    """A compiled module's path without suffix (dgdrf.overlay.gradient: PACKAGE/overlay/gradient)."""
+    return os.path.join(package_dir, *fullname.split(".")[1:])
+
+
 def _sources(package_dir: str, fullname: str) -> list[str]:
     """A compiled module's .py file and, where there is one, the .pxd that declares its C types."""
-    base = os.path.join(package_dir, *fullname.split(".")[1:])
+    base = _base(package_dir, fullname)
     return [path for path in (base + ".py", base + ".pxd") if os.path.exists(path)]
 
 
-def source_digest(package_dir: str, fullname: str) -> str:
+def module_digest(package_dir: str, fullname: str) -> str:
     """SHA-256 of a compiled module's sources (.py, then .pxd)."""
     digest = hashlib.sha256()
     for path in _sources(package_dir, fullname):
@@ -74,14 +79,14 @@ def source_digest(package_dir: str, fullname: str) -> str:
 
 def write_record(package_dir: str) -> None:
     """Record the digests of the sources about to be compiled (setup.py, before cythonize)."""
-    record = {name: source_digest(package_dir, name) for name in COMPILED_MODULES}
+    record = {name: module_digest(package_dir, name) for name in COMPILED_MODULES}
     with open(os.path.join(package_dir, RECORD), "w") as f:
         json.dump(record, f, indent=1, sort_keys=True)
         f.write("\n")
 
 
 def _extension(package_dir: str, fullname: str) -> str | None:
-    base = os.path.join(package_dir, *fullname.split(".")[1:])
+    base = _base(package_dir, fullname)
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
         if os.path.exists(base + suffix):
             return base + suffix
@@ -102,7 +107,7 @@ def stale_modules(package_dir: str = _PACKAGE_DIR) -> list[str]:
         if extension is None:
             continue
         if name in record:
-            if record[name] != source_digest(package_dir, name):
+            if record[name] != module_digest(package_dir, name):
                 stale.append(name)
         elif os.path.getmtime(extension) < max(os.path.getmtime(p) for p in _sources(package_dir, name)):
             stale.append(name)
