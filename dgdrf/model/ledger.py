@@ -72,6 +72,7 @@ class AllocationLedger:
         self._demand_buf = np.zeros((0, n_resources))
         self._tasks_buf = np.zeros(0, dtype=np.int64)
         self._fit_count_buf = np.zeros(0, dtype=np.int64)  # per user: servers it fits on
+        self._row_changed_buf = np.zeros(0, dtype=np.int64)
         self._placed_buf = np.zeros((0, 0), dtype=np.int64)
         self._fit_buf = np.zeros((0, 0), dtype=bool)
         self._weight_buf = np.ones(0)
@@ -101,8 +102,9 @@ class AllocationLedger:
         self._task_share = np.zeros(0)
         self._total_stale = False
         self._shares_stale = False
-        #: counts changes of a user's next task (demand or constraint) and of the users
-        #: known: a reader caching per-user figures of them (model/notions.py) checks it
+        #: counts changes of a user's next task (demand or constraint) and users added;
+        #: with :attr:`row_changed_at`, a reader keeping per-user figures of them
+        #: (model/notions.py RowSums) finds the rows to recompute
         self.rows_version = 0
 
     def _set_views(self) -> None:
@@ -113,6 +115,8 @@ class AllocationLedger:
         self.demand = self._demand_buf[:u]
         self.tasks = self._tasks_buf[:u]  # running tasks per user
         self._fit_count = self._fit_count_buf[:u]
+        #: per user: the :attr:`rows_version` at which its next task last changed
+        self.row_changed_at = self._row_changed_buf[:u]
         self.placed = self._placed_buf[:u, :n]  # users x servers task counts
         self.fit = self._fit_buf[:u, :n]  # users x servers: next task fits?
         self.weight = self._weight_buf[:u]
@@ -137,6 +141,7 @@ class AllocationLedger:
             self._demand_buf = _regrow(self._demand_buf, (room, self.m))
             self._tasks_buf = _regrow(self._tasks_buf, (room,))
             self._fit_count_buf = _regrow(self._fit_count_buf, (room,))
+            self._row_changed_buf = _regrow(self._row_changed_buf, (room,))
             weights = np.ones(room)
             weights[: len(self._weight_buf)] = self._weight_buf
             self._weight_buf = weights
@@ -206,7 +211,7 @@ class AllocationLedger:
             self._elig[idx] = False if idx in self._idle else self._admit_row(constraint)
         self._refresh_row(idx)
         self._shares_stale = True
-        self.rows_version += 1
+        self._row_changed(idx)
         return idx
 
     # -- what a user runs next (jobs) ------------------------------------------------------
@@ -267,10 +272,10 @@ class AllocationLedger:
                 self._keep_demands_apart(user)
             self.demand[user] = d
             self._shares_stale = True
-            self.rows_version += 1
+            self._row_changed(user)
         if constraint != self._constraints[user] or was_idle:
             if constraint is not self._constraints[user]:
-                self.rows_version += 1
+                self._row_changed(user)
             self._constraints[user] = constraint
             if not constraint.unconstrained or self._elig is not None:
                 self._constrain()
@@ -279,6 +284,10 @@ class AllocationLedger:
         elif not changed:
             return
         self._refresh_row(user)
+
+    def _row_changed(self, user: int) -> None:
+        self.rows_version += 1
+        self.row_changed_at[user] = self.rows_version
 
     def set_tenant(self, user: int, tenant: str) -> None:
         """``user`` is one job stream of ``tenant`` (UDRF: a user's jobs that compete
@@ -391,10 +400,6 @@ class AllocationLedger:
         for u, s in self._excluded:  # declined, but what the user claims (the units count on it)
             elig[u, s] = self._admit_row(self._constraints[u])[s]
         return elig
-
-    def constraint_of(self, user: int) -> Constraint:
-        """The constraint of the user's next task (its last, while it has none pending)."""
-        return self._constraints[user]
 
     def eligibility_rows(self, users: Sequence[int] | np.ndarray) -> np.ndarray:
         """len(users) x servers: the rows of :meth:`eligibility` for ``users`` alone."""
