@@ -675,8 +675,8 @@ The JCT, job and task queueing delay CDFs (figs. 9a, 9b, 11a), every seed pooled
         *cost_table(a),
         "",
         "Simulated hours and wall time per simulated hour are the whole run's, so they include its tail (the last long jobs, few placements). "
-        "A whole psdsf run became possible when the per-user sums behind its run-level figure K_n were kept row by row (dgdrf/model/notions.py `RowSums`): "
-        "recomputed from the users x servers matrix at every placement and task end, they took 0.17 CPU s each on this trace, some 11 CPU hours a run.",
+        "psdsf's run-level figure K_n is a sum over users x servers; its per-user sums are kept row by row (dgdrf/model/notions.py `RowSums`), "
+        "where a recount at every placement and task end kept a whole psdsf run from finishing.",
         "",
         "The raw figures (every run's per-job arrival, first start and JCT; the quantiles of every CDF; the comparisons) are in wang-trace.json.",
     ])

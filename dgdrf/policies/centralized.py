@@ -148,7 +148,7 @@ class CentralScheduler(TickingRole):
     changes (``_settled``: a request, a task's end, a reservation given back, a server
     joining or going): a selector is a function of the ledger and the waiting requests,
     so the same state places nothing again. With long tasks and a fine tick most ticks
-    were such repeats (a Google-like run at a 1 ms tick: 98 % of its CPU time)."""
+    were such repeats."""
 
     def __init__(self, select: Selector, strict: bool = False, retry: float = RETRY_S, proposal_timeout: float = PROPOSAL_TIMEOUT_S, notion: FairnessNotion | None = None) -> None:
         self.select = select
