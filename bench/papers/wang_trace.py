@@ -734,7 +734,7 @@ def main(argv: list[str] | None = None) -> int:
     a = analyse(runs, seeds)
     args.out.mkdir(parents=True, exist_ok=True)
     draw(runs, w, args.out / f"{NAME}-jct.png", seeds)
-    commands = [f"python bench/papers/wang_trace.py --out bench/results/papers --seeds {args.seeds}", "# one run of it:", command("tsf", 1, config=args.config)]
+    commands = [f"python bench/papers/wang_trace.py --out bench/results/papers --seeds {args.seeds} --jobs {args.jobs}", "# one run of it:", command("tsf", 1, config=args.config)]
     write(args.out, NAME, _round(raw(runs, a, w, seeds)), render(a, w, seeds, commands))
     log(f"wrote {args.out / NAME}.md, .json, -jct.png in {time.perf_counter() - t0:.0f} s")
     return 0
