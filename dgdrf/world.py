@@ -432,7 +432,7 @@ def crash(world: Stage, addresses: Sequence[str], detected_after: float = CRASH_
     nobody)."""
     stopped = []
     for address in addresses:
-        actor = world.transport.actors.pop(address, None)
+        actor = world.transport.unregister(address)
         if actor is not None:  # None: crashed already (by another control), counted then
             actor.stop()
             stopped.append(address)

@@ -3,6 +3,15 @@
 
 cimport cython
 from dgdrf.runtime.actor cimport Role
+from dgdrf.runtime.addresses cimport AddressBook
+from dgdrf.overlay.descriptors cimport Descriptors
+
+cdef long _SHUFFLE
+cdef long _REPLY
+cdef Py_ssize_t _W
+cdef Descriptors _IN
+cdef Descriptors _OUT
+cdef long long[::1] _PERM
 
 
 cdef class Cyclon(Role):
@@ -11,27 +20,44 @@ cdef class Cyclon(Role):
     cdef public object period
     cdef public object bootstrap
     cdef public object profile
-    cdef public dict view
-    cdef public dict profiles
-    cdef public dict _profile_born
+    cdef AddressBook _book
+    cdef long long[::1] _v
+    cdef list _vprof
+    cdef public Py_ssize_t _vn
+    cdef Py_ssize_t _vend
     cdef public long long cycle
     cdef public dict _sent
     cdef public bint alone
-    cdef public object _last_peer
+    cdef public long long _last_peer
     cdef public object rnd
     cdef public list listeners
     cdef public str me
+    cdef public long long _me
 
-    @cython.locals(view=dict, k=Py_ssize_t)
+    @cython.locals(k=Py_ssize_t)
+    cdef Py_ssize_t _find(self, long long i) noexcept
+    cdef int _remove(self, Py_ssize_t k) except -1
+    @cython.locals(w=Py_ssize_t, k=Py_ssize_t)
+    cdef int _close(self) except -1
+    @cython.locals(k=Py_ssize_t)
+    cdef int _append(self, long long i, long long birth, profile) except -1
+    @cython.locals(n=Py_ssize_t, j=Py_ssize_t, r=Py_ssize_t, t=cython.longlong, x=double, picked=list)
+    cdef Py_ssize_t _draw(self, Py_ssize_t k) except -1
+    @cython.locals(n=Py_ssize_t)
+    cpdef long long random_peer_id(self) except? -2
     cpdef object random_peer(self)
-    @cython.locals(view=dict, prof=dict, cycle=cython.longlong, others=list, entries=list)
+    @cython.locals(cycle=cython.longlong, o=Py_ssize_t, oldest=cython.longlong, m=Py_ssize_t, j=Py_ssize_t, k=Py_ssize_t, out=Descriptors, sent=list)
     cpdef shuffle(self)
-    @cython.locals(view=dict, prof=dict, born=dict, cycle=cython.longlong, c=Py_ssize_t, replaceable=list, held=object)
-    cpdef _merge(self, list entries, list sent)
+    cpdef on_shuffle_frame(self, str src, bytes data)
+    cpdef on_reply_frame(self, str src, bytes data)
+    @cython.locals(cycle=cython.longlong, m=Py_ssize_t, j=Py_ssize_t, k=Py_ssize_t, out=Descriptors, picks=list)
+    cdef _shuffled(self, long long src)
+    @cython.locals(d=Descriptors, me=cython.longlong, cycle=cython.longlong, c=Py_ssize_t, replaceable=list, e=Py_ssize_t, addr=cython.longlong, age=cython.longlong, k=Py_ssize_t)
+    cdef _merge(self, list sent)
 
 
-@cython.locals(first=object)
-cpdef object _oldest(dict view)
+@cython.locals(oldest=Py_ssize_t, first=cython.longlong, k=Py_ssize_t)
+cpdef Py_ssize_t _oldest(long long[::1] v, Py_ssize_t n)
 
 @cython.locals(n=Py_ssize_t, i=Py_ssize_t, j=Py_ssize_t, idx=list)
 cpdef list _sample(list items, Py_ssize_t k, random)

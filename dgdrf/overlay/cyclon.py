@@ -1,3 +1,4 @@
+# cython: boundscheck=False, wraparound=False
 """Cyclon peer sampling (Voulgaris et al. 2005; thesis 2.4.1): a random overlay.
 
 Each node keeps a view of at most ``c`` descriptors (address, age, profile). Every
@@ -12,16 +13,41 @@ which the other protocols draw peers (:meth:`Cyclon.sample`).
 Ages are stored as birth cycles of the local cycle counter (age = cycle - birth), so
 ageing the whole view each period costs nothing. The ``profile`` a node publishes in its
 own descriptor is opaque here (the gradient uses it for utilities).
+
+The view is kept in one integer array in view order (issue 34): per entry the node's id
+(:mod:`dgdrf.runtime.addresses`), its birth cycle and the birth of the descriptor its
+profile came with, and the profiles in a list beside it; a shuffle's descriptors go out
+and come in as typed frames (:mod:`dgdrf.overlay.descriptors`). View order is arrival
+order, as a dictionary's insertion order was before: every draw picks the same entry it
+picked then, and the service's answers (:meth:`neighbours`, :meth:`sample`,
+:attr:`view`) are addresses. A merge marks the entries it replaces (id -1) and appends,
+and closes the gaps once at its end, in order; the array has room for ``2c`` entries.
+
+The descriptors being read and written, and the positions drawn, are scratch shared by
+every Cyclon of the process (``_IN``, ``_OUT``, ``_PERM``): handlers run one at a time
+and never re-enter (a send only schedules), and sharing keeps them in cache.
 """
 
 from __future__ import annotations
 
 import random
+from array import array
 from collections.abc import Callable
 from typing import Any
 
+from dgdrf.overlay.descriptors import Descriptors
 from dgdrf.overlay.messages import CyclonReply, CyclonShuffle, Join, Peers
 from dgdrf.runtime.actor import Role
+from dgdrf.runtime.addresses import BOOK
+
+_SHUFFLE = CyclonShuffle.TAG
+_REPLY = CyclonReply.TAG
+#: fields per view entry in Cyclon._v: id (-1: a gap a merge left), birth, profile's birth
+_W = 3
+#: scratch shared by every Cyclon (see the module's docstring)
+_IN = Descriptors(64)
+_OUT = Descriptors(64)
+_PERM = array("q", [0]) * 64
 
 
 class Cyclon(Role):
@@ -42,15 +68,20 @@ class Cyclon(Role):
         self.period = period
         self.bootstrap = bootstrap
         self.profile = profile
-        self.view: dict[str, int] = {}  # address -> birth cycle (age = cycle - birth)
-        self.profiles: dict[str, Any] = {}  # address -> the profile its descriptor carried
-        self._profile_born: dict[str, int] = {}  # address -> birth cycle of the descriptor its profile came with
+        self._book = BOOK
+        # the view, in view order: (id, birth cycle (age = cycle - birth), the birth of
+        # the descriptor its profile came with) per entry, and the profiles (None: none heard)
+        self._v = array("q", [0]) * (_W * 2 * view_size)
+        self._vprof: list[Any] = [None] * (2 * view_size)
+        self._vn = 0  # entries held
+        self._vend = 0  # entries and gaps: _vn but during a merge
+        _reserve(view_size)
         self.cycle = 0
-        self._sent: dict[str, list[str]] = {}  # peer -> addresses sent to it in my last shuffle
+        self._sent: dict[int, list[int]] = {}  # peer id -> ids sent to it in my last shuffle
         #: the bootstrap answered that no other node has joined, and none has been heard of
         #: since: this node is alone (a one-server cluster), not just not yet connected
         self.alone = False
-        self._last_peer: str | None = None  # the last node shuffled with, either way round
+        self._last_peer = -1  # the id of the last node shuffled with, either way round
         self.rnd = random.Random(0)
         #: called at the start of every round with the whole view as (address, age,
         #: profile): the samples Kompics's Croupier publishes to the protocols above it
@@ -58,128 +89,256 @@ class Cyclon(Role):
 
     def setup(self) -> None:
         self.me = self.actor.address
+        self._me = self._book.id_of(self.me)
         self.rnd = random.Random(int(self.actor.rng.integers(2**62)))
         if self.bootstrap is not None:
             self.actor.send(self.bootstrap, Join(self.c))
         self.actor.every(self.period, self.shuffle, first=self.rnd.uniform(0.0, self.period))
 
+    def frame_handlers(self) -> dict[int, Callable[[str, bytes], None]]:
+        """The typed receivers of this role's hot messages: their frames go straight to
+        them, not through a message object (:meth:`Actor.add_role`)."""
+        return {_SHUFFLE: self.on_shuffle_frame, _REPLY: self.on_reply_frame}
+
+    # -- the view -----------------------------------------------------------------------
+    @property
+    def view(self) -> dict[str, int]:
+        """address -> birth cycle, in view order (a copy)."""
+        names, v = self._book.names, self._v
+        return {names[v[_W * k]]: v[_W * k + 1] for k in range(self._vn)}
+
+    @property
+    def profiles(self) -> dict[str, Any]:
+        """address -> the profile its descriptor carried, for the entries that carried one (a copy)."""
+        names, v, vprof = self._book.names, self._v, self._vprof
+        return {names[v[_W * k]]: vprof[k] for k in range(self._vn) if vprof[k] is not None}
+
+    def view_profiles(self) -> list[tuple[str, Any]]:
+        """(address, profile or None) of every entry, in view order."""
+        names, v, vprof = self._book.names, self._v, self._vprof
+        return [(names[v[_W * k]], vprof[k]) for k in range(self._vn)]
+
+    # The arrays are used through self, not bound to locals: a memoryview bound to a
+    # local costs the compiled build an acquisition per call.
+    def _find(self, i: int) -> int:
+        """The position of id ``i`` in the view (gaps included), -1 if it is not there."""
+        for k in range(self._vend):
+            if self._v[_W * k] == i:
+                return k
+        return -1
+
+    def _remove(self, k: int) -> None:
+        """Drop the entry at position ``k``, leaving a gap (:meth:`_close` closes it)."""
+        self._v[_W * k] = -1
+        self._vprof[k] = None
+        self._vn -= 1
+
+    def _close(self) -> None:
+        """Close the gaps: the entries held move up, in view order."""
+        w = 0
+        for k in range(self._vend):
+            if self._v[_W * k] >= 0:
+                if w != k:
+                    self._v[_W * w] = self._v[_W * k]
+                    self._v[_W * w + 1] = self._v[_W * k + 1]
+                    self._v[_W * w + 2] = self._v[_W * k + 2]
+                    self._vprof[w] = self._vprof[k]
+                    self._vprof[k] = None
+                w += 1
+        self._vend = w
+
+    def _append(self, i: int, birth: int, profile: Any) -> None:
+        k = self._vend
+        self._v[_W * k] = i
+        self._v[_W * k + 1] = birth
+        self._v[_W * k + 2] = birth  # a profile's birth is its entry's until a younger copy refreshes it
+        self._vprof[k] = profile
+        self._vend = k + 1
+        self._vn += 1
+
+    def _draw(self, k: int) -> int:
+        """Draw ``k`` distinct random positions of the view into ``_PERM[:m]``; returns m
+        (all of them, in order, if the view holds no more than k). The draws are those of
+        :func:`_sample` on the view's list."""
+        n = self._vn
+        for j in range(n):
+            _PERM[j] = j
+        if k >= n:
+            return n
+        random = self.rnd.random
+        if 3 * k > n:
+            for j in range(k):  # partial Fisher-Yates, in place
+                x = random()
+                r = j + int(x * (n - j))
+                t = _PERM[j]
+                _PERM[j] = _PERM[r]
+                _PERM[r] = t
+            return k
+        picked = _sample(list(range(n)), k, random)
+        for j in range(k):
+            _PERM[j] = picked[j]
+        return k
+
     # -- the service ------------------------------------------------------------------
     def neighbours(self) -> list[str]:
-        return list(self.view)
+        names, v = self._book.names, self._v
+        return [names[v[_W * k]] for k in range(self._vn)]
 
     def sample(self, k: int) -> list[str]:
         """Up to ``k`` distinct random neighbours."""
-        return _sample(list(self.view), k, self.rnd.random)
+        m = self._draw(k)
+        names, v, perm = self._book.names, self._v, _PERM
+        return [names[v[_W * perm[j]]] for j in range(m)]
 
-    def random_peer(self) -> str | None:  # type: ignore[return]  # the loop returns: k < len(view)
+    def random_peer_id(self) -> int:
+        """:meth:`random_peer` as an id, -1 for None."""
+        n = self._vn
+        if n == 0:
+            return self._last_peer
+        return self._v[_W * int(self.rnd.random() * n)]
+
+    def random_peer(self) -> str | None:
         """One random neighbour; while the view is empty, the last node this one shuffled
         with (on two nodes each one's only neighbour leaves its view at every shuffle it
         starts and comes back only with the other's, so the view is empty half the time,
         and a random walk must not take that for "nowhere to go"); None when there is
         neither (a node alone, or not yet connected)."""
-        view = self.view
-        if not view:
-            return self._last_peer
-        k = int(self.rnd.random() * len(view))
-        for addr in view:  # the k-th in view order, without copying the view
-            if k == 0:
-                return addr
-            k -= 1
+        i = self.random_peer_id()
+        return None if i < 0 else self._book.names[i]
 
     def sample_descriptors(self, k: int) -> list[tuple[str, Any]]:
         """Up to ``k`` random (address, profile) pairs."""
-        return [(a, self.profiles.get(a)) for a in self.sample(k)]
+        m = self._draw(k)
+        names, v, vprof, perm = self._book.names, self._v, self._vprof, _PERM
+        return [(names[v[_W * perm[j]]], vprof[perm[j]]) for j in range(m)]
 
     # -- the protocol -------------------------------------------------------------------
     def on_Peers(self, src: str, msg: Peers) -> None:
-        view, me = self.view, self.me
+        me = self.me
         # the bootstrap knows no other node (it forgets those declared down), and none is
         # in the view: a shuffle still unanswered does not count (its peer may be dead)
-        self.alone = not view and not any(a != me for a in msg.peers)
+        self.alone = self._vn == 0 and not any(a != me for a in msg.peers)
         for addr in msg.peers:
-            if len(view) >= self.c:
+            if self._vn >= self.c:
                 break
-            if addr != me and addr not in view:
-                view[addr] = self.cycle
+            if addr != me:
+                i = self._book.id_of(addr)
+                if self._find(i) < 0:
+                    self._append(i, self.cycle, None)
 
     def shuffle(self) -> None:
         """One Cyclon round, initiated by this node."""
         self.cycle += 1
-        view = self.view
-        if self.listeners and view:
-            cycle, prof = self.cycle, self.profiles
-            published = [(a, cycle - birth, prof.get(a)) for a, birth in view.items()]
+        cycle = self.cycle
+        if self.listeners and self._vn:
+            names, v, vprof = self._book.names, self._v, self._vprof
+            published = [(names[v[_W * k]], cycle - v[_W * k + 1], vprof[k]) for k in range(self._vn)]
             for listener in self.listeners:
                 listener(published)
-        if not view:
+        if self._vn == 0:
             if self.bootstrap is not None:
                 self.actor.send(self.bootstrap, Join(self.c))
             return
-        oldest = _oldest(view)
-        del view[oldest]
-        self.profiles.pop(oldest, None)
-        self._profile_born.pop(oldest, None)
-        others = _sample(list(view), self.l - 1, self.rnd.random)
-        cycle, prof = self.cycle, self.profiles
-        entries = [(a, cycle - view[a], prof.get(a)) for a in others]  # tuples: the same msgpack arrays, cheaper to build
-        entries.append((self.me, 0, self.profile() if self.profile is not None else None))
-        self._sent[oldest] = others
+        o = _oldest(self._v, self._vn)
+        oldest = self._v[_W * o]
+        self._remove(o)
+        self._close()
+        m = self._draw(self.l - 1)
+        out = _OUT
+        out.clear()
+        sent = []
+        for j in range(m):
+            k = _PERM[j]
+            out.add(self._v[_W * k], cycle - self._v[_W * k + 1], self._vprof[k])
+            sent.append(self._v[_W * k])
+        out.add(self._me, 0, self.profile() if self.profile is not None else None)
+        self._sent[oldest] = sent
         self._last_peer = oldest
-        self.actor.send(oldest, CyclonShuffle(entries))  # type: ignore[arg-type]  # tuples for the list[list] field: the same msgpack arrays
+        self.actor.send_frame(oldest, _SHUFFLE, out.frame(_SHUFFLE))
+
+    def on_shuffle_frame(self, src: str, data: bytes) -> None:
+        _IN.read(data)
+        self._shuffled(self._book.id_of(src))
+
+    def on_reply_frame(self, src: str, data: bytes) -> None:
+        _IN.read(data)
+        self._merge(self._sent.pop(self._book.id_of(src), []))
 
     def on_CyclonShuffle(self, src: str, msg: CyclonShuffle) -> None:
-        self.alone = False
-        self._last_peer = src
-        view, cycle, prof = self.view, self.cycle, self.profiles
-        picks = _sample(list(view), self.l, self.rnd.random)
-        self.actor.send(src, CyclonReply([(a, cycle - view[a], prof.get(a)) for a in picks]))  # type: ignore[misc]  # tuples: as in shuffle
-        self._merge(msg.entries, picks)
+        """A shuffle as a message object (network mode decodes and checks frames first)."""
+        _IN.read_entries(msg.entries)
+        self._shuffled(self._book.id_of(src))
 
     def on_CyclonReply(self, src: str, msg: CyclonReply) -> None:
-        self._merge(msg.entries, self._sent.pop(src, []))
+        _IN.read_entries(msg.entries)
+        self._merge(self._sent.pop(self._book.id_of(src), []))
 
-    def _merge(self, entries: list[list], sent: list[str]) -> None:
-        view, prof, born, me, cycle, c = self.view, self.profiles, self._profile_born, self.me, self.cycle, self.c
-        replaceable = [a for a in sent if a in view]
-        for entry in entries:
-            addr, age, profile = entry
+    def _shuffled(self, src: int) -> None:
+        """Answer the shuffle whose descriptors are in ``_IN`` and merge them."""
+        self.alone = False
+        self._last_peer = src
+        cycle = self.cycle
+        m = self._draw(self.l)
+        out = _OUT
+        out.clear()
+        picks = []
+        for j in range(m):
+            k = _PERM[j]
+            out.add(self._v[_W * k], cycle - self._v[_W * k + 1], self._vprof[k])
+            picks.append(self._v[_W * k])
+        self.actor.send_frame(src, _REPLY, out.frame(_REPLY))
+        self._merge(picks)
+
+    def _merge(self, sent: list[int]) -> None:
+        """Merge the descriptors of ``_IN``: never myself, never an address held (a held
+        entry's profile is refreshed from a younger copy), first into free slots, then
+        over the entries in ``sent`` that are still held, the last sent first."""
+        d = _IN
+        me, cycle, c = self._me, self.cycle, self.c
+        replaceable = [a for a in sent if self._find(a) >= 0]
+        for e in range(d.n):
+            addr = d.ids[e]
             if addr == me:
                 continue
-            held = view.get(addr)
-            if held is not None:
+            age = d.ages[e]
+            profile = d.profiles[e]
+            k = self._find(addr)
+            if k >= 0:
                 # Cyclon keeps the entry it holds; only its profile is refreshed from a younger
                 # copy. Else, where views hold every other node from the start (clusters of
                 # up to c + 1 nodes), no entry is ever replaced, profiles stay those of the
                 # bootstrap (none), and the gradient never hears a utility from peer sampling
-                if profile is not None and cycle - age > born.get(addr, held):
-                    prof[addr] = profile
-                    born[addr] = cycle - age
+                if profile is not None and cycle - age > self._v[_W * k + 2]:
+                    self._vprof[k] = profile
+                    self._v[_W * k + 2] = cycle - age
                 continue
-            if len(view) >= c:
+            if self._vn >= c:
                 if not replaceable:
                     break
-                gone = replaceable.pop()
-                del view[gone]
-                prof.pop(gone, None)
-                born.pop(gone, None)
-            view[addr] = cycle - age
-            if profile is not None:
-                prof[addr] = profile
+                self._remove(self._find(replaceable.pop()))
+            self._append(addr, cycle - age, profile)
+        self._close()
 
 
-def _oldest(view: dict[str, int]) -> str:
-    """The address of the smallest birth cycle (the oldest entry), the first in view
-    order among equals: ``min(view, key=view.get)``, as a loop the compiled build runs
-    in C."""
-    oldest = None
-    first = 0
-    for addr, birth in view.items():
-        if oldest is None or birth < first:
-            oldest, first = addr, birth
-    return oldest  # type: ignore[return-value]  # not None: callers pass a view that is not empty
+def _reserve(view_size: int) -> None:
+    """Make the shared scratch large enough for views of ``view_size``."""
+    global _PERM
+    if len(_PERM) < 2 * view_size:
+        _PERM = array("q", [0]) * (2 * view_size)
 
 
-def _sample(items: list[str], k: int, random: Callable[[], float]) -> list[str]:
+def _oldest(v: Any, n: int) -> int:
+    """The position of the smallest birth cycle (the oldest entry) of the view array
+    ``v``, the first in view order among equals (``n`` > 0)."""
+    oldest = 0
+    first = v[1]
+    for k in range(1, n):
+        if v[_W * k + 1] < first:
+            oldest, first = k, v[_W * k + 1]
+    return oldest
+
+
+def _sample(items: list, k: int, random: Callable[[], float]) -> list:
     """``k`` distinct random items of ``items``, a list the caller gives away (all of
     them, in order, if there are no more than k). Rejection sampling on C-level
     ``random()``: for the small k of a shuffle several times faster than

@@ -17,5 +17,6 @@ cdef class PushSum(Role):
     cdef public list received_mass
     cdef public object rnd
 
-    @cython.locals(hs=list, i=Py_ssize_t, n=Py_ssize_t, s=list, x=object, h=object)
+    @cython.locals(hs=list, i=Py_ssize_t, n=Py_ssize_t, s=list, x=object, h=object, peer=cython.longlong)
     cpdef round(self)
+    cpdef on_share_frame(self, str src, bytes data)

@@ -17,13 +17,18 @@ moment. Only a lost message loses mass (and with it, accuracy); the counters
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+
+import msgpack
 
 from dgdrf.overlay.cyclon import Cyclon
 from dgdrf.overlay.messages import PushSumShare
 from dgdrf.runtime.actor import Role
 
 SCALE = 1 << 64  # fixed-point unit
+_SHARE = PushSumShare.TAG
+_packb = msgpack.Packer(use_bin_type=True, autoreset=True).pack
+_unpackb = msgpack.unpackb
 
 
 def to_fixed(x: float) -> int:
@@ -57,6 +62,10 @@ class PushSum(Role):
         self.rnd = random.Random(int(self.actor.rng.integers(2**62)))
         self.actor.every(self.period, self.round, first=self.rnd.uniform(0.0, self.period))
 
+    def frame_handlers(self) -> dict[int, Callable[[str, bytes], None]]:
+        """Shares arrive as frames and are read here, with no message object (issue 34)."""
+        return {_SHARE: self.on_share_frame}
+
     def estimate(self) -> list[float] | None:
         """s / w per component, or None while this node holds no weight."""
         if self.w == 0:
@@ -69,8 +78,8 @@ class PushSum(Role):
     def round(self) -> None:
         """Algorithm 2, PUSHSUMROUND: half to a random peer, half kept."""
         self.rounds += 1
-        peer = self.sampler.random_peer()
-        if peer is None:
+        peer = self.sampler.random_peer_id()
+        if peer < 0:
             return
         s, sent = self.s, self.sent_mass
         n = len(s)
@@ -82,14 +91,22 @@ class PushSum(Role):
             sent[i] += h
         self.w -= hw
         sent[n] += hw
-        self.actor.send(peer, PushSumShare([int_to_bytes(h) for h in hs], int_to_bytes(hw)))
+        # the frame PushSumShare(s, w) encodes, made without the message object
+        self.actor.send_frame(peer, _SHARE, _packb((_SHARE, [int_to_bytes(h) for h in hs], int_to_bytes(hw))))
+
+    def on_share_frame(self, src: str, data: bytes) -> None:
+        arr = _unpackb(data)
+        self._received(src, arr[1], arr[2])
 
     def on_PushSumShare(self, src: str, msg: PushSumShare) -> None:
-        if len(msg.s) != len(self.s):
-            self.actor.report("bad_message", type="PushSumShare", src=src, reason=f"{len(msg.s)} components, expected {len(self.s)}")
+        self._received(src, msg.s, msg.w)
+
+    def _received(self, src: str, ms: list[bytes], mw: bytes) -> None:
+        if len(ms) != len(self.s):
+            self.actor.report("bad_message", type="PushSumShare", src=src, reason=f"{len(ms)} components, expected {len(self.s)}")
             return
-        hs = [bytes_to_int(b) for b in msg.s]  # all decoded first: a bad one changes nothing
-        hw = bytes_to_int(msg.w)
+        hs = [bytes_to_int(b) for b in ms]  # all decoded first: a bad one changes nothing
+        hw = bytes_to_int(mw)
         s, received = self.s, self.received_mass
         n = len(s)
         for i in range(n):

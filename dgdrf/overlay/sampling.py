@@ -14,10 +14,16 @@ from typing import Any, Callable, Protocol
 class PeerSampling(Protocol):
     """A node's partial, changing view of the overlay (thesis 2.2: peer sampling)."""
 
-    #: the current view: address -> the cycle its descriptor was made
-    view: dict[str, int]
-    #: address -> the profile (e.g. a gradient utility) its descriptor carried
-    profiles: dict[str, Any]
+    @property
+    def view(self) -> dict[str, int]:
+        """The current view: address -> the cycle its descriptor was made (a copy)."""
+        ...
+
+    @property
+    def profiles(self) -> dict[str, Any]:
+        """address -> the profile (e.g. a gradient utility) its descriptor carried (a copy)."""
+        ...
+
     #: what this node's own descriptors carry (set by the gradient: its utility)
     profile: Callable[[], Any] | None
     #: called each round with the whole view as (address, age, profile)
@@ -39,4 +45,8 @@ class PeerSampling(Protocol):
 
     def sample_descriptors(self, k: int) -> list[tuple[str, Any]]:
         """Up to ``k`` random (address, profile) pairs."""
+        ...
+
+    def view_profiles(self) -> list[tuple[str, Any]]:
+        """(address, profile or None) of every entry of the view, in view order."""
         ...

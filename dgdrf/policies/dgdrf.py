@@ -108,10 +108,7 @@ class GradientScheduler(HomeScheduler):
         sample = self.gradient.sample
         others = [-u for u, _ in sample.values() if math.isfinite(u)]
         if self.gini_overlay and self.gradient.sampler is not None:
-            cyclon = self.gradient.sampler
-            profiles = cyclon.profiles
-            for addr in cyclon.view:
-                u = profiles.get(addr)
+            for addr, u in self.gradient.sampler.view_profiles():
                 if addr not in sample and isinstance(u, float) and math.isfinite(u):
                     others.append(-u)
         return gini([user.share + d, *others]) < gini([user.share, *others])

@@ -29,9 +29,12 @@ cdef class Actor:
     cdef public Context ctx
     cdef public list roles
     cdef public object _tsend
+    cdef public object _tframe
+    cdef public dict _frame_handlers
     cdef public dict _role_handlers
     cdef public dict _own_handlers
     cdef public list _timers
     cdef dict __dict__  # subclasses (servers, users, ...) keep their own attributes
 
     cpdef send(self, dst, msg)
+    cpdef send_frame(self, long long dst, long tag, bytes data)

@@ -20,11 +20,19 @@ import numpy as np
 
 from dgdrf.runtime.clock import Clock, TimerHandle
 from dgdrf.runtime import messages
+from dgdrf.runtime.addresses import BOOK
 from dgdrf.runtime.messages import Message, message_types
 
 
 class Transport(Protocol):
     def send(self, src: str, dst: str, msg: Message) -> None: ...
+
+
+class FrameTransport(Transport, Protocol):
+    """A transport that also takes frames a role encoded itself, addressed by node id
+    (:mod:`dgdrf.runtime.addresses`): the hot messages' typed path (issue 34)."""
+
+    def send_frame(self, src: str, dst: int, tag: int, data: bytes) -> None: ...
 
 
 class Reporter(Protocol):
@@ -61,7 +69,13 @@ _NO_ROLES: dict[type, Callable[[str, Any], None]] = {}
 
 
 class Role:
-    """One responsibility of an actor: handlers ``on_<Msg>``, ``setup`` and ``on_stop``."""
+    """One responsibility of an actor: handlers ``on_<Msg>``, ``setup`` and ``on_stop``.
+
+    A role whose messages are hot may also receive some of them as frames, undecoded
+    (``frame_handlers``: tag -> ``handler(src, frame)``); it then decodes them itself
+    into typed fields (Cyclon: :mod:`dgdrf.overlay.descriptors`) and keeps ``on_<Msg>``
+    for the same messages as objects (network mode checks frames from outside by
+    decoding them first)."""
 
     actor: Actor
 
@@ -100,8 +114,11 @@ class Periodic:
 _CLASS_HANDLERS: dict[type, tuple[int, dict[type, Callable[..., None]]]] = {}
 
 
-def _silenced(src: str, dst: str, msg: Message) -> None:
+def _silenced(src: str, dst: Any, msg: Any, data: Any = None) -> None:
     """What a stopped actor's sends become: nothing leaves it."""
+
+
+_NO_FRAMES: dict[int, Callable[[str, bytes], None]] = {}
 
 
 class Actor:
@@ -118,6 +135,7 @@ class Actor:
         self.ctx: Context = None  # type: ignore[assignment]  # set by attach()
         self.roles: list[Role] = []
         self._role_handlers: dict[type, Callable[[str, Any], None]] = _NO_ROLES
+        self._frame_handlers: dict[int, Callable[[str, bytes], None]] = _NO_FRAMES
         self._timers: list[TimerHandle | Periodic] = []
         cls = type(self)
         built = _CLASS_HANDLERS.get(cls)
@@ -136,6 +154,14 @@ class Actor:
             if cls in self._role_handlers or cls in self._own_handlers:
                 raise ValueError(f"{self.address}: two handlers for {cls.__name__}")
             self._role_handlers[cls] = getattr(role, name)
+        frames = getattr(role, "frame_handlers", None)
+        if frames is not None:
+            if self._frame_handlers is _NO_FRAMES:
+                self._frame_handlers = {}
+            for tag, handler in frames().items():
+                if tag in self._frame_handlers:
+                    raise ValueError(f"{self.address}: two frame handlers for tag {tag}")
+                self._frame_handlers[tag] = handler
         self.roles.append(role)
         return role
 
@@ -143,6 +169,8 @@ class Actor:
         """Bind the actor to a runtime (done by the transport on registration)."""
         self.ctx = ctx
         self._tsend = ctx.transport.send
+        frame = getattr(ctx.transport, "send_frame", None)
+        self._tframe = frame if frame is not None else self._frame_as_message
 
     # -- lifecycle -----------------------------------------------------------------
     def start(self) -> None:
@@ -164,6 +192,7 @@ class Actor:
         for role in self.roles:
             role.on_stop()
         self._tsend = _silenced
+        self._tframe = _silenced
         if self.ctx is not None:
             self.ctx = Context(self.ctx.clock, self.ctx.transport, _no_report, self.ctx.rng)
 
@@ -171,6 +200,14 @@ class Actor:
     def send(self, dst: str, msg: Message) -> None:
         """Send ``msg`` to the actor at ``dst``."""
         self._tsend(self.address, dst, msg)
+
+    def send_frame(self, dst: int, tag: int, data: bytes) -> None:
+        """Send a frame this actor's role encoded itself (tag ``tag``) to node id ``dst``."""
+        self._tframe(self.address, dst, tag, data)
+
+    def _frame_as_message(self, src: str, dst: int, tag: int, data: bytes) -> None:
+        """:meth:`send_frame` over a transport that takes only message objects."""
+        self.ctx.transport.send(src, BOOK.names[dst], messages.decode(data))
 
     def receive(self, src: str, msg: Message) -> None:
         """Dispatch ``msg`` to its handler (the transport's fast path does the same)."""

@@ -47,7 +47,8 @@ from dgdrf.errors import DecodeError
 from dgdrf.log import get_logger
 from dgdrf.runtime.actor import Actor, Context, Reporter
 from dgdrf.runtime.clock import AsyncioClock
-from dgdrf.runtime.messages import Message, decode, decode_checked
+from dgdrf.runtime.addresses import BOOK
+from dgdrf.runtime.messages import Message, decode, decode_checked, message_types
 from dgdrf.runtime.reporting import Report
 from dgdrf.runtime.roles import ADMIN, BOOTSTRAP, COLLECTOR, Identity, identity_of
 from dgdrf.runtime.stats import MessageStats
@@ -183,8 +184,13 @@ class NetTransport:
 
     # -- sending ---------------------------------------------------------------------
     def send(self, src: str, dst: str, msg: Message) -> None:
-        tag = msg.TAG
-        data = msg._encode(msg)
+        self._send(src, dst, msg.TAG, msg._encode(msg))
+
+    def send_frame(self, src: str, dst: int, tag: int, data: bytes) -> None:
+        """A frame a role encoded itself (issue 34's typed path), to node id ``dst``."""
+        self._send(src, BOOK.names[dst], tag, data)
+
+    def _send(self, src: str, dst: str, tag: int, data: bytes) -> None:
         stats = self.report_stats if tag == REPORT_TAG else self.stats  # instrument apart from protocols
         stats.count[tag] += 1
         stats.nbytes[tag] += len(data)
@@ -195,7 +201,8 @@ class NetTransport:
         url = self.directory.get(dst)
         if url is None:
             self.stats.undeliverable += 1
-            self.reject("unknown_destination", f"no cluster member {dst!r} to send {type(msg).__name__} to")
+            kind = message_types().get(tag)
+            self.reject("unknown_destination", f"no cluster member {dst!r} to send {kind.__name__ if kind else tag} to")
             return
         peer = self.peers.get(url)
         if peer is None:

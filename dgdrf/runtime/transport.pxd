@@ -27,6 +27,7 @@ cdef class LocalTransport:
     cdef public VirtualClock clock
     cdef public object stats
     cdef public dict actors
+    cdef list _by_id
     cdef public object reporter
     cdef object _rng
     cdef UniformLatency _latency
@@ -42,5 +43,7 @@ cdef class LocalTransport:
 
     @cython.locals(actor=Actor, clock=VirtualClock)
     cpdef send(self, src, dst, msg)
+    @cython.locals(actor=Actor, clock=VirtualClock, by_id=list)
+    cpdef send_frame(self, str src, long long dst, long tag, bytes data)
     cdef long long _next_latency(self) except? -1
 

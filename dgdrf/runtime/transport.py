@@ -18,6 +18,7 @@ import numpy as np
 
 from dgdrf.errors import ConfigError
 from dgdrf.runtime.actor import Actor, Context, Reporter
+from dgdrf.runtime.addresses import BOOK
 from dgdrf.runtime.clock import VirtualClock, to_ticks
 from dgdrf.runtime.messages import _DECODERS, Message
 from dgdrf.runtime.stats import MessageStats
@@ -97,6 +98,8 @@ class LocalTransport:
         self.clock = clock
         self.stats = MessageStats()
         self.actors: dict[str, Actor] = {}
+        #: node id (dgdrf.runtime.addresses) -> its actor here, or None: send_frame's table
+        self._by_id: list[Actor | None] = []
         self.reporter = reporter
         self._rng = rng
         self._latency = UniformLatency(latency[0], latency[1], rng.spawn(1)[0])
@@ -109,16 +112,51 @@ class LocalTransport:
         #: address -> its group while partitioned (0: in none), None while whole
         self._groups: dict[str, int] | None = None
         if not cython.compiled:
-            send, self._set_send_groups = self._make_send()
+            send, send_frame, self._set_send_groups = self._make_send()
             self.send = send  # type: ignore[method-assign, assignment]  # interpreted: the same steps as a closure over locals
+            self.send_frame = send_frame  # type: ignore[method-assign, assignment]
 
     def register(self, actor: Actor, rng: np.random.Generator | None = None) -> Actor:
         """Attach ``actor`` to this transport with its own generator (split from the run's)."""
         if actor.address in self.actors:
             raise ConfigError(f"two actors with address {actor.address!r}")
         self.actors[actor.address] = actor
+        i = BOOK.id_of(actor.address)
+        if i >= len(self._by_id):
+            self._by_id.extend([None] * (i + 1 - len(self._by_id)))
+        self._by_id[i] = actor
         actor.attach(Context(self.clock, self, self.reporter, rng if rng is not None else self._actor_seeds.spawn(1)[0]))
         return actor
+
+    def unregister(self, address: str) -> Actor | None:
+        """Take the actor at ``address`` off this transport (a crash): nothing reaches it
+        any more. Returns it, or None if there is none."""
+        actor = self.actors.pop(address, None)
+        if actor is not None:
+            self._by_id[BOOK.id_of(address)] = None
+        return actor
+
+    def send_frame(self, src: str, dst: int, tag: int, data: bytes) -> None:
+        """:meth:`send` of a frame a role encoded itself, to node id ``dst``: counted,
+        lost, partitioned, delayed and duplicated exactly as :meth:`send` does."""
+        self._count[tag] += 1
+        self._nbytes[tag] += len(data)
+        by_id = self._by_id
+        actor = by_id[dst] if dst < len(by_id) else None
+        if actor is None:
+            self.stats.undeliverable += 1
+            return
+        if self._groups is not None and self._groups.get(src, 0) != self._groups.get(BOOK.names[dst], 0):
+            self.stats.partitioned += 1
+            return
+        if self._loss is not None and self._loss.draw():
+            self.stats.dropped += 1
+            return
+        clock = self.clock
+        clock.schedule_ticks(self._next_latency(), _deliver, (actor, src, data))
+        if self._dup is not None and self._dup.draw():
+            self.stats.duplicated += 1
+            clock.schedule_ticks(self._next_latency(), _deliver, (actor, src, data))
 
     def send(self, src: str, dst: str, msg: Message) -> None:
         """Encode, count, and schedule delivery after a drawn latency (or drop it).
@@ -153,9 +191,10 @@ class LocalTransport:
         self._pos += 1
         return self._block[self._pos - 1]
 
-    def _make_send(self) -> tuple[Callable[[str, str, Message], None], Callable[[dict[str, int] | None], None]]:
-        """The hot path as a closure over locals (no attribute lookups per message), and
-        the setter of its partition (:meth:`set_partition` calls it)."""
+    def _make_send(self) -> tuple[Callable[[str, str, Message], None], Callable[[str, int, int, bytes], None], Callable[[dict[str, int] | None], None]]:
+        """The hot paths (:meth:`send`, :meth:`send_frame`) as closures over locals (no
+        attribute lookups per message) that walk one block of latencies, and the setter
+        of their partition (:meth:`set_partition` calls it)."""
         count, nbytes, actors = self.stats.count, self.stats.nbytes, self.actors
         stats, schedule = self.stats, self.clock.schedule_ticks
         loss, dup, refill = self._loss, self._dup, self._latency.refill
@@ -191,11 +230,38 @@ class LocalTransport:
                 pos += 1
                 schedule(block[pos - 1], deliver, (actor, src, data))
 
+        by_id, names = self._by_id, BOOK.names
+
+        def send_frame(src: str, dst: int, tag: int, data: bytes) -> None:
+            nonlocal block, pos
+            count[tag] += 1
+            nbytes[tag] += len(data)
+            actor = by_id[dst] if dst < len(by_id) else None
+            if actor is None:
+                stats.undeliverable += 1
+                return
+            if groups is not None and groups.get(src, 0) != groups.get(names[dst], 0):
+                stats.partitioned += 1
+                return
+            if loss is not None and loss():
+                stats.dropped += 1
+                return
+            if pos >= len(block):
+                block, pos = refill(), 0
+            pos += 1
+            schedule(block[pos - 1], deliver, (actor, src, data))
+            if dup is not None and dup():
+                stats.duplicated += 1
+                if pos >= len(block):
+                    block, pos = refill(), 0
+                pos += 1
+                schedule(block[pos - 1], deliver, (actor, src, data))
+
         def set_groups(new: dict[str, int] | None) -> None:
             nonlocal groups
             groups = new
 
-        return send, set_groups
+        return send, send_frame, set_groups
 
     def set_partition(self, groups: Iterable[Iterable[str]]) -> None:
         """Lose every message sent from now on between members of different ``groups``,
@@ -230,10 +296,18 @@ class LocalTransport:
 
 
 def _deliver(actor: Actor, src: str, data: bytes) -> None:
-    """Decode a frame and run its handler (the receiving side of the wire)."""
+    """Decode a frame and run its handler (the receiving side of the wire). A frame of a
+    type a role reads itself (``frame_handlers``) goes to it undecoded: every frame is
+    ``[tag, ...]`` with a tag below 128 and at most 15 fields, so its second byte is the
+    tag."""
+    node = cython.cast(Actor, actor)  # compiled: the handler tables are read in C
+    if node._frame_handlers:
+        raw = node._frame_handlers.get(data[1])
+        if raw is not None:
+            raw(src, data)
+            return
     arr = _unpackb(data)
     msg = _DECODERS[arr[0]](arr)
-    node = cython.cast(Actor, actor)  # compiled: the handler tables are read in C
     own = node._own_handlers.get(msg.__class__)
     if own is not None:
         own(actor, src, msg)

@@ -1,0 +1,213 @@
+# C types of descriptors.py for the compiled build (Cython augmenting declarations: the .py
+# file is the source), and the typed codec: _write makes the msgpack frame of a
+# Descriptors in C, _read fills one from a frame; each returns "not handled" (None, False)
+# for what only msgpack's general path does, and descriptors.py then takes that path.
+
+cimport cython
+from libc.string cimport memcpy
+from libc.stdint cimport uint64_t, uint32_t
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE, PyBytes_FromStringAndSize
+from dgdrf.runtime.addresses cimport AddressBook, find_utf8
+
+
+cdef class Descriptors:
+    cdef public Py_ssize_t capacity
+    cdef public long long[::1] ids
+    cdef public long long[::1] ages
+    cdef public list profiles
+    cdef public Py_ssize_t n
+    cdef AddressBook _book
+
+    cpdef clear(self)
+    @cython.locals(n=Py_ssize_t)
+    cpdef add(self, long long i, long long age, profile)
+    cpdef frame(self, long tag)
+    cpdef read(self, bytes data)
+
+
+cdef inline Py_ssize_t _uint_size(unsigned long long v) noexcept nogil:
+    if v < 128:
+        return 1
+    if v < 256:
+        return 2
+    if v < 65536:
+        return 3
+    if v < 4294967296ULL:
+        return 5
+    return 9
+
+
+cdef inline unsigned char* _put_uint(unsigned char* q, unsigned long long v) noexcept nogil:
+    cdef int k
+    if v < 128:
+        q[0] = <unsigned char>v
+        return q + 1
+    if v < 256:
+        q[0] = 0xcc
+        q[1] = <unsigned char>v
+        return q + 2
+    if v < 65536:
+        q[0] = 0xcd
+        q[1] = <unsigned char>(v >> 8)
+        q[2] = <unsigned char>v
+        return q + 3
+    if v < 4294967296ULL:
+        q[0] = 0xce
+        for k in range(4):
+            q[1 + k] = <unsigned char>(v >> (24 - 8 * k))
+        return q + 5
+    q[0] = 0xcf
+    for k in range(8):
+        q[1 + k] = <unsigned char>(v >> (56 - 8 * k))
+    return q + 9
+
+
+cdef inline object _write(Descriptors d, long tag):
+    """The frame of ``d`` as msgpack's packer writes it, or None where it must write it."""
+    cdef AddressBook book = d._book
+    cdef Py_ssize_t n = d.n, k, size, w
+    cdef object prof
+    cdef bytes a, out
+    cdef unsigned char* q
+    cdef double x
+    cdef uint64_t bits
+    cdef int j
+    if tag < 0 or tag >= 128 or n >= 65536:
+        return None
+    size = 2 + (1 if n < 16 else 3)
+    for k in range(n):
+        if d.ages[k] < 0:
+            return None
+        prof = d.profiles[k]
+        if prof is None:
+            size += 1
+        elif type(prof) is float:
+            size += 9
+        else:
+            return None
+        size += 1 + PyBytes_GET_SIZE(<bytes>book.wire[d.ids[k]]) + _uint_size(<unsigned long long>d.ages[k])
+    out = PyBytes_FromStringAndSize(NULL, size)
+    q = <unsigned char*>PyBytes_AS_STRING(out)
+    q[0] = 0x92
+    q[1] = <unsigned char>tag
+    if n < 16:
+        q[2] = <unsigned char>(0x90 | n)
+        q += 3
+    else:
+        q[2] = 0xdc
+        q[3] = <unsigned char>(n >> 8)
+        q[4] = <unsigned char>n
+        q += 5
+    for k in range(n):
+        q[0] = 0x93
+        q += 1
+        a = <bytes>book.wire[d.ids[k]]
+        w = PyBytes_GET_SIZE(a)
+        memcpy(q, PyBytes_AS_STRING(a), w)
+        q += w
+        q = _put_uint(q, <unsigned long long>d.ages[k])
+        prof = d.profiles[k]
+        if prof is None:
+            q[0] = 0xc0
+            q += 1
+        else:
+            x = <double>prof
+            memcpy(&bits, &x, 8)
+            q[0] = 0xcb
+            for j in range(8):
+                q[1 + j] = <unsigned char>(bits >> (56 - 8 * j))
+            q += 9
+    return out
+
+
+cdef inline bint _read(Descriptors d, bytes data) except -1:
+    """Fill ``d`` from the frame ``data``; False (``d`` then undefined) for a frame only
+    msgpack's general path reads."""
+    cdef AddressBook book = d._book
+    cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t size = PyBytes_GET_SIZE(data), pos, n, k, ln
+    cdef unsigned char b
+    cdef unsigned long long age
+    cdef long long i
+    cdef uint64_t bits
+    cdef uint32_t bits32
+    cdef double x
+    cdef float x32
+    cdef object prof
+    cdef int j
+    if size < 3 or p[0] != 0x92 or p[1] >= 0x80:
+        return False
+    b = p[2]
+    if b & 0xf0 == 0x90:
+        n = b & 0x0f
+        pos = 3
+    elif b == 0xdc and size >= 5:
+        n = (p[3] << 8) | p[4]
+        pos = 5
+    else:
+        return False
+    d.n = 0
+    for k in range(n):
+        if pos + 2 > size or p[pos] != 0x93:
+            return False
+        b = p[pos + 1]
+        if b & 0xe0 == 0xa0:
+            ln = b & 0x1f
+            pos += 2
+        elif b == 0xd9 and pos + 3 <= size:
+            ln = p[pos + 2]
+            pos += 3
+        elif b == 0xda and pos + 4 <= size:
+            ln = (p[pos + 2] << 8) | p[pos + 3]
+            pos += 4
+        else:
+            return False
+        if pos + ln + 1 > size:
+            return False
+        i = find_utf8(book, p + pos, ln)
+        if i < 0:
+            try:
+                i = book.id_of((<bytes>p[pos:pos + ln]).decode("utf-8"))
+            except UnicodeDecodeError:
+                return False
+        pos += ln
+        b = p[pos]
+        if b < 0x80:
+            age = b
+            pos += 1
+        elif b >= 0xcc and b <= 0xcf:
+            ln = 1 << (b - 0xcc)
+            if pos + 1 + ln > size:
+                return False
+            age = 0
+            for j in range(ln):
+                age = (age << 8) | p[pos + 1 + j]
+            pos += 1 + ln
+            if age >= (1ULL << 62):
+                return False
+        else:
+            return False
+        if pos >= size:
+            return False
+        b = p[pos]
+        if b == 0xc0:
+            prof = None
+            pos += 1
+        elif b == 0xcb and pos + 9 <= size:
+            bits = 0
+            for j in range(8):
+                bits = (bits << 8) | p[pos + 1 + j]
+            memcpy(&x, &bits, 8)
+            prof = x
+            pos += 9
+        elif b == 0xca and pos + 5 <= size:
+            bits32 = 0
+            for j in range(4):
+                bits32 = (bits32 << 8) | p[pos + 1 + j]
+            memcpy(&x32, &bits32, 4)
+            prof = <double>x32
+            pos += 5
+        else:
+            return False
+        d.add(i, <long long>age, prof)
+    return pos == size
