@@ -15,8 +15,13 @@ from typing import Any
 
 #: False when interpreted; the compiled modules see True (a compile-time constant)
 compiled = False
+#: the C integer type of sizes and indices: a Python int when interpreted
+Py_ssize_t = int
 
 
 def cast(kind: Any, value: Any) -> Any:
-    """Interpreted, a cast is the value itself."""
+    """Interpreted, a cast is the value itself, but a cast to an integer type truncates
+    (as C's does, and as Cython's own shadow module's does)."""
+    if kind is int:
+        return int(value)
     return value

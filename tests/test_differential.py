@@ -32,6 +32,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import random
+from array import array
 import sys
 import types
 from fractions import Fraction
@@ -51,7 +52,7 @@ from dgdrf.model.problem import tasks_per_server
 from dgdrf.model.resources import FIT_TOLERANCE, SHARE_TIE_TOLERANCE, fits, natural_key
 from dgdrf.nodes.protocol import ServerRequest, TaskRequest
 from dgdrf.nodes.server import Server
-from dgdrf.overlay.messages import GradientShuffle, PushSumShare
+from dgdrf.overlay.messages import GradientShuffle, Peers, PushSumShare
 from dgdrf.overlay.pushsum import int_to_bytes
 from dgdrf.runtime.actor import Actor
 
@@ -184,8 +185,10 @@ def test_toolbox_merge_is_the_gradient_view_merge(mod, requests, own, P, thresho
 @SETTINGS
 @given(st.dictionaries(st.sampled_from(ADDRS), st.integers(0, 4), min_size=1), st.integers(0, 16), st.integers(0, 2**32))
 def test_cyclon_oldest_sample_and_random_peer_match_their_references(mod, view, k, seed):
-    assert mod._oldest(view) == min(view, key=view.get)
     items = list(view)
+    # the view array's layout: (id, birth, profile's birth) per entry, in view order
+    births = array("q", [x for a in items for x in (0, view[a], view[a])])
+    assert mod._oldest(births, len(items)) == items.index(min(view, key=view.get))
     picked = mod._sample(list(items), k, random.Random(seed).random)
     if k >= len(items):
         assert picked == items  # all of them, in order
@@ -194,7 +197,8 @@ def test_cyclon_oldest_sample_and_random_peer_match_their_references(mod, view, 
     h = Harness()
     cyclon = mod.Cyclon(view_size=16, shuffle_length=1, bootstrap=None)
     h.host("me", cyclon)
-    cyclon.view.update(view)
+    h.deliver("me", Peers(items), src="bootstrap")  # the view, in this order
+    assert cyclon.neighbours() == items
     cyclon.rnd = random.Random(seed)
     ref = random.Random(seed)
     for _ in range(5):  # the k-th entry in view order, walked without copying the view

@@ -12,6 +12,8 @@ cdef Py_ssize_t _W
 cdef Descriptors _IN
 cdef Descriptors _OUT
 cdef long long[::1] _PERM
+cdef long long[::1] _SENT
+cdef long long[::1] _POS
 
 
 cdef class Cyclon(Role):
@@ -38,7 +40,7 @@ cdef class Cyclon(Role):
     cdef Py_ssize_t _find(self, long long i) noexcept
     cdef int _remove(self, Py_ssize_t k) except -1
     @cython.locals(w=Py_ssize_t, k=Py_ssize_t)
-    cdef int _close(self) except -1
+    cdef _close(self)
     @cython.locals(k=Py_ssize_t)
     cdef int _append(self, long long i, long long birth, profile) except -1
     @cython.locals(n=Py_ssize_t, j=Py_ssize_t, r=Py_ssize_t, t=cython.longlong, x=double, picked=list)
@@ -48,12 +50,17 @@ cdef class Cyclon(Role):
     cpdef object random_peer(self)
     @cython.locals(cycle=cython.longlong, o=Py_ssize_t, oldest=cython.longlong, m=Py_ssize_t, j=Py_ssize_t, k=Py_ssize_t, out=Descriptors, sent=list)
     cpdef shuffle(self)
-    cpdef on_shuffle_frame(self, str src, bytes data)
-    cpdef on_reply_frame(self, str src, bytes data)
-    @cython.locals(cycle=cython.longlong, m=Py_ssize_t, j=Py_ssize_t, k=Py_ssize_t, out=Descriptors, picks=list)
+    cpdef on_frame(self, str src, bytes data)
+    @cython.locals(sent=list, n=Py_ssize_t)
+    cdef _replied(self, long long src)
+    @cython.locals(cycle=cython.longlong, m=Py_ssize_t, j=Py_ssize_t, k=Py_ssize_t, out=Descriptors)
     cdef _shuffled(self, long long src)
-    @cython.locals(d=Descriptors, me=cython.longlong, cycle=cython.longlong, c=Py_ssize_t, replaceable=list, e=Py_ssize_t, addr=cython.longlong, age=cython.longlong, k=Py_ssize_t)
-    cdef _merge(self, list sent)
+    @cython.locals(d=Descriptors, me=cython.longlong, cycle=cython.longlong, c=Py_ssize_t, nrep=Py_ssize_t, j=Py_ssize_t, e=Py_ssize_t, addr=cython.longlong, age=cython.longlong, k=Py_ssize_t, gone=cython.longlong)
+    cdef _merge(self, Py_ssize_t nsent)
+
+
+@cython.locals(k=Py_ssize_t, i=cython.longlong)
+cdef int _mark(Cyclon cyclon, bint on) except -1
 
 
 @cython.locals(oldest=Py_ssize_t, first=cython.longlong, k=Py_ssize_t)

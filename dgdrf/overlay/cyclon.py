@@ -23,9 +23,11 @@ picked then, and the service's answers (:meth:`neighbours`, :meth:`sample`,
 :attr:`view`) are addresses. A merge marks the entries it replaces (id -1) and appends,
 and closes the gaps once at its end, in order; the array has room for ``2c`` entries.
 
-The descriptors being read and written, and the positions drawn, are scratch shared by
-every Cyclon of the process (``_IN``, ``_OUT``, ``_PERM``): handlers run one at a time
-and never re-enter (a send only schedules), and sharing keeps them in cache.
+The descriptors being read and written, the positions drawn, the ids a merge may replace
+and the positions of the view being merged are scratch shared by every Cyclon of the
+process (``_IN``, ``_OUT``, ``_PERM``, ``_SENT``, ``_POS``, the last indexed by node id):
+handlers run one at a time and never re-enter (a send only schedules), and sharing keeps
+them in cache.
 """
 
 from __future__ import annotations
@@ -37,8 +39,13 @@ from typing import Any
 
 from dgdrf.overlay.descriptors import Descriptors
 from dgdrf.overlay.messages import CyclonReply, CyclonShuffle, Join, Peers
-from dgdrf.runtime.actor import Role
+from dgdrf.runtime.actor import Actor, Role
 from dgdrf.runtime.addresses import BOOK
+
+try:
+    import cython
+except ImportError:  # interpreted without Cython installed
+    from dgdrf import cython_shadow as cython
 
 _SHUFFLE = CyclonShuffle.TAG
 _REPLY = CyclonReply.TAG
@@ -48,6 +55,8 @@ _W = 3
 _IN = Descriptors(64)
 _OUT = Descriptors(64)
 _PERM = array("q", [0]) * 64
+_SENT = array("q", [0]) * 64  # the ids a merge may replace
+_POS = array("q", [0]) * 1024  # id -> position + 1 in the view being merged, else 0
 
 
 class Cyclon(Role):
@@ -95,10 +104,8 @@ class Cyclon(Role):
             self.actor.send(self.bootstrap, Join(self.c))
         self.actor.every(self.period, self.shuffle, first=self.rnd.uniform(0.0, self.period))
 
-    def frame_handlers(self) -> dict[int, Callable[[str, bytes], None]]:
-        """The typed receivers of this role's hot messages: their frames go straight to
-        them, not through a message object (:meth:`Actor.add_role`)."""
-        return {_SHUFFLE: self.on_shuffle_frame, _REPLY: self.on_reply_frame}
+    #: shuffles and replies arrive as frames, read into typed fields (:meth:`on_frame`)
+    FRAME_TAGS = (CyclonShuffle.TAG, CyclonReply.TAG)
 
     # -- the view -----------------------------------------------------------------------
     @property
@@ -135,14 +142,19 @@ class Cyclon(Role):
 
     def _close(self) -> None:
         """Close the gaps: the entries held move up, in view order."""
+        if self._vend == self._vn:
+            return
         w = 0
-        for k in range(self._vend):
+        while self._v[_W * w] >= 0:  # up to the first gap, nothing moves
+            w += 1
+        for k in range(w + 1, self._vend):
             if self._v[_W * k] >= 0:
-                if w != k:
-                    self._v[_W * w] = self._v[_W * k]
-                    self._v[_W * w + 1] = self._v[_W * k + 1]
-                    self._v[_W * w + 2] = self._v[_W * k + 2]
-                    self._vprof[w] = self._vprof[k]
+                self._v[_W * w] = self._v[_W * k]
+                self._v[_W * w + 1] = self._v[_W * k + 1]
+                self._v[_W * w + 2] = self._v[_W * k + 2]
+                p = self._vprof[k]
+                if p is not None:  # a gap's and a moved entry's profile are None already
+                    self._vprof[w] = p
                     self._vprof[k] = None
                 w += 1
         self._vend = w
@@ -169,7 +181,7 @@ class Cyclon(Role):
         if 3 * k > n:
             for j in range(k):  # partial Fisher-Yates, in place
                 x = random()
-                r = j + int(x * (n - j))
+                r = j + cython.cast(cython.Py_ssize_t, x * (n - j))  # int(): truncation
                 t = _PERM[j]
                 _PERM[j] = _PERM[r]
                 _PERM[r] = t
@@ -254,15 +266,15 @@ class Cyclon(Role):
         out.add(self._me, 0, self.profile() if self.profile is not None else None)
         self._sent[oldest] = sent
         self._last_peer = oldest
-        self.actor.send_frame(oldest, _SHUFFLE, out.frame(_SHUFFLE))
+        Actor.send_frame(self.actor, oldest, _SHUFFLE, out.frame(_SHUFFLE))
 
-    def on_shuffle_frame(self, src: str, data: bytes) -> None:
+    def on_frame(self, src: str, data: bytes) -> None:
+        """A shuffle's or a reply's frame (its second byte is the tag)."""
         _IN.read(data)
-        self._shuffled(self._book.id_of(src))
-
-    def on_reply_frame(self, src: str, data: bytes) -> None:
-        _IN.read(data)
-        self._merge(self._sent.pop(self._book.id_of(src), []))
+        if data[1] == _SHUFFLE:
+            self._shuffled(self._book.id_of(src))
+        else:
+            self._replied(self._book.id_of(src))
 
     def on_CyclonShuffle(self, src: str, msg: CyclonShuffle) -> None:
         """A shuffle as a message object (network mode decodes and checks frames first)."""
@@ -271,7 +283,17 @@ class Cyclon(Role):
 
     def on_CyclonReply(self, src: str, msg: CyclonReply) -> None:
         _IN.read_entries(msg.entries)
-        self._merge(self._sent.pop(self._book.id_of(src), []))
+        self._replied(self._book.id_of(src))
+
+    def _replied(self, src: int) -> None:
+        """Merge the reply whose descriptors are in ``_IN`` over what was sent to ``src``."""
+        sent = self._sent.pop(src, None)
+        n = 0
+        if sent is not None:
+            for a in sent:
+                _SENT[n] = a
+                n += 1
+        self._merge(n)
 
     def _shuffled(self, src: int) -> None:
         """Answer the shuffle whose descriptors are in ``_IN`` and merge them."""
@@ -281,28 +303,33 @@ class Cyclon(Role):
         m = self._draw(self.l)
         out = _OUT
         out.clear()
-        picks = []
         for j in range(m):
             k = _PERM[j]
             out.add(self._v[_W * k], cycle - self._v[_W * k + 1], self._vprof[k])
-            picks.append(self._v[_W * k])
-        self.actor.send_frame(src, _REPLY, out.frame(_REPLY))
-        self._merge(picks)
+            _SENT[j] = self._v[_W * k]
+        Actor.send_frame(self.actor, src, _REPLY, out.frame(_REPLY))
+        self._merge(m)
 
-    def _merge(self, sent: list[int]) -> None:
+    def _merge(self, nsent: int) -> None:
         """Merge the descriptors of ``_IN``: never myself, never an address held (a held
         entry's profile is refreshed from a younger copy), first into free slots, then
-        over the entries in ``sent`` that are still held, the last sent first."""
+        over the entries sent (``_SENT[:nsent]``) that are still held, the last sent
+        first. While it runs, ``_POS`` holds each held id's position + 1."""
         d = _IN
         me, cycle, c = self._me, self.cycle, self.c
-        replaceable = [a for a in sent if self._find(a) >= 0]
+        _mark(self, True)
+        nrep = 0
+        for j in range(nsent):
+            if _POS[_SENT[j]] > 0:
+                _SENT[nrep] = _SENT[j]  # the replaceable ones, in order, in place
+                nrep += 1
         for e in range(d.n):
             addr = d.ids[e]
             if addr == me:
                 continue
             age = d.ages[e]
             profile = d.profiles[e]
-            k = self._find(addr)
+            k = _POS[addr] - 1
             if k >= 0:
                 # Cyclon keeps the entry it holds; only its profile is refreshed from a younger
                 # copy. Else, where views hold every other node from the start (clusters of
@@ -313,18 +340,35 @@ class Cyclon(Role):
                     self._v[_W * k + 2] = cycle - age
                 continue
             if self._vn >= c:
-                if not replaceable:
+                if nrep == 0:
                     break
-                self._remove(self._find(replaceable.pop()))
+                nrep -= 1
+                gone = _SENT[nrep]
+                self._remove(_POS[gone] - 1)
+                _POS[gone] = 0
             self._append(addr, cycle - age, profile)
+            _POS[addr] = self._vend
+        _mark(self, False)
         self._close()
+
+
+def _mark(cyclon: Cyclon, on: bool) -> None:
+    """Set (or clear) ``_POS`` for the ids in ``cyclon``'s view (gaps aside)."""
+    global _POS
+    if on and len(_POS) < len(cyclon._book.names):
+        _POS = array("q", [0]) * (2 * len(cyclon._book.names))
+    for k in range(cyclon._vend):
+        i = cyclon._v[_W * k]
+        if i >= 0:
+            _POS[i] = k + 1 if on else 0
 
 
 def _reserve(view_size: int) -> None:
     """Make the shared scratch large enough for views of ``view_size``."""
-    global _PERM
+    global _PERM, _SENT
     if len(_PERM) < 2 * view_size:
         _PERM = array("q", [0]) * (2 * view_size)
+        _SENT = array("q", [0]) * (2 * view_size)
 
 
 def _oldest(v: Any, n: int) -> int:

@@ -17,13 +17,18 @@ moment. Only a lost message loses mass (and with it, accuracy); the counters
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import msgpack
 
 from dgdrf.overlay.cyclon import Cyclon
 from dgdrf.overlay.messages import PushSumShare
-from dgdrf.runtime.actor import Role
+from dgdrf.runtime.actor import Actor, Role
+
+try:
+    import cython
+except ImportError:  # interpreted without Cython installed
+    from dgdrf import cython_shadow as cython
 
 SCALE = 1 << 64  # fixed-point unit
 _SHARE = PushSumShare.TAG
@@ -62,9 +67,8 @@ class PushSum(Role):
         self.rnd = random.Random(int(self.actor.rng.integers(2**62)))
         self.actor.every(self.period, self.round, first=self.rnd.uniform(0.0, self.period))
 
-    def frame_handlers(self) -> dict[int, Callable[[str, bytes], None]]:
-        """Shares arrive as frames and are read here, with no message object (issue 34)."""
-        return {_SHARE: self.on_share_frame}
+    #: shares arrive as frames and are read here, with no message object (issue 34)
+    FRAME_TAGS = (PushSumShare.TAG,)
 
     def estimate(self) -> list[float] | None:
         """s / w per component, or None while this node holds no weight."""
@@ -91,10 +95,19 @@ class PushSum(Role):
             sent[i] += h
         self.w -= hw
         sent[n] += hw
-        # the frame PushSumShare(s, w) encodes, made without the message object
-        self.actor.send_frame(peer, _SHARE, _packb((_SHARE, [int_to_bytes(h) for h in hs], int_to_bytes(hw))))
+        # the frame PushSumShare(s, w) encodes, made without the message object (compiled:
+        # written in C, pushsum.pxd; msgpack's packer for what that does not handle)
+        frame = _share_frame(hs, hw) if cython.compiled else None  # type: ignore[name-defined]  # pushsum.pxd's
+        if frame is None:
+            frame = _packb((_SHARE, [int_to_bytes(h) for h in hs], int_to_bytes(hw)))
+        Actor.send_frame(self.actor, peer, _SHARE, frame)
 
-    def on_share_frame(self, src: str, data: bytes) -> None:
+    def on_frame(self, src: str, data: bytes) -> None:
+        if cython.compiled:
+            hs = _read_share(data, len(self.s))  # type: ignore[name-defined]  # pushsum.pxd's: [h..., hw], or None
+            if hs is not None:
+                self._add(hs, hs.pop())
+                return
         arr = _unpackb(data)
         self._received(src, arr[1], arr[2])
 
@@ -106,7 +119,10 @@ class PushSum(Role):
             self.actor.report("bad_message", type="PushSumShare", src=src, reason=f"{len(ms)} components, expected {len(self.s)}")
             return
         hs = [bytes_to_int(b) for b in ms]  # all decoded first: a bad one changes nothing
-        hw = bytes_to_int(mw)
+        self._add(hs, bytes_to_int(mw))
+
+    def _add(self, hs: list[int], hw: int) -> None:
+        """Take in a share's mass."""
         s, received = self.s, self.received_mass
         n = len(s)
         for i in range(n):

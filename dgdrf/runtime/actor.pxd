@@ -1,6 +1,9 @@
 # C types of actor.py for the compiled build (Cython augmenting declarations: the .py
 # file is the source). Fields read or set from Python code are public.
 
+cimport cython
+from dgdrf.runtime.clock cimport Event, VirtualClock
+
 cdef class Actor
 
 cdef class Context:
@@ -10,18 +13,28 @@ cdef class Context:
     cdef public object rng
 
 
+cdef class FrameSink:
+    cpdef send_frame(self, str src, long long dst, long tag, bytes data)
+
+
 cdef class Role:
     cdef public Actor actor
     cdef dict __dict__  # roles written as ordinary classes keep their own attributes
 
+    cpdef on_frame(self, str src, bytes data)
 
-cdef class Periodic:
+
+cdef class Periodic(Event):
     cdef object _clock
+    cdef VirtualClock _virtual
+    cdef long long _ticks
     cdef object _fire_cb
     cdef object _period
     cdef object _fn
     cdef object _handle
     cdef bint _active
+
+    cpdef fire(self, tuple args)
 
 
 cdef class Actor:
@@ -30,6 +43,7 @@ cdef class Actor:
     cdef public list roles
     cdef public object _tsend
     cdef public object _tframe
+    cdef FrameSink _sink
     cdef public dict _frame_handlers
     cdef public dict _role_handlers
     cdef public dict _own_handlers

@@ -18,7 +18,7 @@ from typing import Any, Callable, Protocol, TypeVar
 
 import numpy as np
 
-from dgdrf.runtime.clock import Clock, TimerHandle
+from dgdrf.runtime.clock import Clock, Event, TimerHandle, VirtualClock, to_ticks
 from dgdrf.runtime import messages
 from dgdrf.runtime.addresses import BOOK
 from dgdrf.runtime.messages import Message, message_types
@@ -28,11 +28,13 @@ class Transport(Protocol):
     def send(self, src: str, dst: str, msg: Message) -> None: ...
 
 
-class FrameTransport(Transport, Protocol):
+class FrameSink:
     """A transport that also takes frames a role encoded itself, addressed by node id
-    (:mod:`dgdrf.runtime.addresses`): the hot messages' typed path (issue 34)."""
+    (:mod:`dgdrf.runtime.addresses`): the hot messages' typed path (issue 34). Compiled,
+    an actor reaches a FrameSink (the local transport) by a C call."""
 
-    def send_frame(self, src: str, dst: int, tag: int, data: bytes) -> None: ...
+    def send_frame(self, src: str, dst: int, tag: int, data: bytes) -> None:
+        raise NotImplementedError
 
 
 class Reporter(Protocol):
@@ -71,11 +73,14 @@ _NO_ROLES: dict[type, Callable[[str, Any], None]] = {}
 class Role:
     """One responsibility of an actor: handlers ``on_<Msg>``, ``setup`` and ``on_stop``.
 
-    A role whose messages are hot may also receive some of them as frames, undecoded
-    (``frame_handlers``: tag -> ``handler(src, frame)``); it then decodes them itself
-    into typed fields (Cyclon: :mod:`dgdrf.overlay.descriptors`) and keeps ``on_<Msg>``
-    for the same messages as objects (network mode checks frames from outside by
-    decoding them first)."""
+    A role whose messages are hot may also receive them as frames, undecoded: the tags
+    in ``FRAME_TAGS`` go to :meth:`on_frame`, which decodes them itself into typed fields
+    (Cyclon: :mod:`dgdrf.overlay.descriptors`). It keeps ``on_<Msg>`` for the same
+    messages as objects (network mode checks frames from outside by decoding them first).
+    """
+
+    #: the message tags whose frames this role reads itself (:meth:`on_frame`)
+    FRAME_TAGS: tuple[int, ...] = ()
 
     actor: Actor
 
@@ -85,17 +90,40 @@ class Role:
     def on_stop(self) -> None:
         """Called when the hosting actor stops."""
 
+    def on_frame(self, src: str, data: bytes) -> None:
+        """A frame of one of ``FRAME_TAGS`` from ``src``, undecoded."""
+        raise NotImplementedError(f"{type(self).__name__} lists FRAME_TAGS but reads no frame")
+
 
 R = TypeVar("R", bound=Role)
 
 
-class Periodic:
-    """A repeating timer started by :meth:`Actor.every`; ``cancel()`` stops it."""
+class Periodic(Event):
+    """A repeating timer started by :meth:`Actor.every`; ``cancel()`` stops it.
+
+    On the virtual clock it is its own event (:class:`~dgdrf.runtime.clock.Event`): each
+    firing schedules the next one by a C call, as ``call_later`` did, at the same tick and
+    in the same order; on any other clock it goes through ``call_later``."""
 
     def __init__(self, actor: Actor, period: float, fn: Callable[[], Any], first: float) -> None:
-        self._clock, self._period, self._fn, self._active = actor.ctx.clock, period, fn, True
-        self._fire_cb = self._fire  # bound once, not at every period
-        self._handle = self._clock.call_later(first, self._fire_cb)
+        clock = actor.ctx.clock
+        self._clock, self._period, self._fn, self._active = clock, period, fn, True
+        self._handle: TimerHandle | None = None
+        if isinstance(clock, VirtualClock):
+            self._virtual = clock
+            self._ticks = to_ticks(period)
+            clock.schedule_ticks(to_ticks(first), self, ())
+        else:
+            self._virtual = None
+            self._fire_cb = self._fire  # bound once, not at every period
+            self._handle = clock.call_later(first, self._fire_cb)
+
+    def fire(self, args: tuple) -> None:
+        """The virtual clock's event: schedule the next period, then run."""
+        if not self._active:
+            return
+        self._virtual.schedule_ticks(self._ticks, self, ())  # type: ignore[union-attr]  # set on the virtual clock
+        self._fn()
 
     def _fire(self) -> None:
         if not self._active:
@@ -105,7 +133,8 @@ class Periodic:
 
     def cancel(self) -> None:
         self._active = False
-        self._handle.cancel()
+        if self._handle is not None:
+            self._handle.cancel()
 
 
 #: per actor class: (message registry version it was built at, message class ->
@@ -118,7 +147,7 @@ def _silenced(src: str, dst: Any, msg: Any, data: Any = None) -> None:
     """What a stopped actor's sends become: nothing leaves it."""
 
 
-_NO_FRAMES: dict[int, Callable[[str, bytes], None]] = {}
+_NO_FRAMES: dict[int, Role] = {}
 
 
 class Actor:
@@ -135,7 +164,7 @@ class Actor:
         self.ctx: Context = None  # type: ignore[assignment]  # set by attach()
         self.roles: list[Role] = []
         self._role_handlers: dict[type, Callable[[str, Any], None]] = _NO_ROLES
-        self._frame_handlers: dict[int, Callable[[str, bytes], None]] = _NO_FRAMES
+        self._frame_handlers: dict[int, Role] = _NO_FRAMES  # tag -> the role that reads its frames
         self._timers: list[TimerHandle | Periodic] = []
         cls = type(self)
         built = _CLASS_HANDLERS.get(cls)
@@ -154,14 +183,12 @@ class Actor:
             if cls in self._role_handlers or cls in self._own_handlers:
                 raise ValueError(f"{self.address}: two handlers for {cls.__name__}")
             self._role_handlers[cls] = getattr(role, name)
-        frames = getattr(role, "frame_handlers", None)
-        if frames is not None:
+        for tag in role.FRAME_TAGS:
             if self._frame_handlers is _NO_FRAMES:
                 self._frame_handlers = {}
-            for tag, handler in frames().items():
-                if tag in self._frame_handlers:
-                    raise ValueError(f"{self.address}: two frame handlers for tag {tag}")
-                self._frame_handlers[tag] = handler
+            if tag in self._frame_handlers:
+                raise ValueError(f"{self.address}: two roles read the frames of tag {tag}")
+            self._frame_handlers[tag] = role
         self.roles.append(role)
         return role
 
@@ -169,6 +196,7 @@ class Actor:
         """Bind the actor to a runtime (done by the transport on registration)."""
         self.ctx = ctx
         self._tsend = ctx.transport.send
+        self._sink = ctx.transport if isinstance(ctx.transport, FrameSink) else None
         frame = getattr(ctx.transport, "send_frame", None)
         self._tframe = frame if frame is not None else self._frame_as_message
 
@@ -193,6 +221,7 @@ class Actor:
             role.on_stop()
         self._tsend = _silenced
         self._tframe = _silenced
+        self._sink = None
         if self.ctx is not None:
             self.ctx = Context(self.ctx.clock, self.ctx.transport, _no_report, self.ctx.rng)
 
@@ -202,8 +231,15 @@ class Actor:
         self._tsend(self.address, dst, msg)
 
     def send_frame(self, dst: int, tag: int, data: bytes) -> None:
-        """Send a frame this actor's role encoded itself (tag ``tag``) to node id ``dst``."""
-        self._tframe(self.address, dst, tag, data)
+        """Send a frame this actor's role encoded itself (tag ``tag``) to node id ``dst``.
+
+        Compiled roles call it as ``Actor.send_frame(actor, ...)``: through the class, the
+        compiled build calls it in C without a cpdef method's check for a Python override,
+        which looks the name up in the actor's own ``__dict__`` at every call."""
+        if self._sink is not None:
+            self._sink.send_frame(self.address, dst, tag, data)
+        else:
+            self._tframe(self.address, dst, tag, data)
 
     def _frame_as_message(self, src: str, dst: int, tag: int, data: bytes) -> None:
         """:meth:`send_frame` over a transport that takes only message objects."""

@@ -14,7 +14,11 @@ cdef struct _Key:
 ctypedef _Key* _KeyArray
 
 
-cdef class _VirtualTimer:
+cdef class Event:
+    cpdef fire(self, tuple args)
+
+
+cdef class _VirtualTimer(Event):
     cdef public object fn
     cdef public tuple args
     cdef public bint cancelled

@@ -39,25 +39,36 @@ class Clock(Protocol):
     def call_later(self, delay: float, fn: Callable[..., Any], *args: Any) -> TimerHandle: ...
 
 
-class _VirtualTimer:
-    """The handle of a callback scheduled on the interpreted clock (its slots hold plain
-    ``(fn, args)`` pairs; a cancelled timer's ``fire`` does nothing)."""
+class Event:
+    """A callback the compiled clock runs with a C call (:meth:`fire`, its arguments as a
+    tuple) instead of a Python call: the runtime's own frequent events (a message's
+    delivery, a timer) are Events. Anything callable can be scheduled; interpreted, an
+    Event is called like any other."""
+
+    __slots__ = ()
+
+    def fire(self, args: tuple) -> None:
+        raise NotImplementedError
+
+    def __call__(self, *args: Any) -> None:
+        self.fire(args)
+
+
+class _VirtualTimer(Event):
+    """The handle of a callback scheduled with :meth:`VirtualClock.call_later`: scheduled
+    itself (with no arguments), it runs ``fn(*args)`` unless cancelled."""
 
     __slots__ = ("fn", "args", "cancelled")
 
     def __init__(self, fn: Callable[..., Any], args: tuple) -> None:
         self.fn, self.args, self.cancelled = fn, args, False
 
-    def fire(self) -> None:
+    def fire(self, args: tuple) -> None:
         if not self.cancelled:
             self.fn(*self.args)
 
     def cancel(self) -> None:
         self.cancelled = True
-
-    def __call__(self) -> None:
-        if not self.cancelled:
-            self.fn(*self.args)
 
 
 def to_ticks(seconds: float) -> int:
@@ -113,7 +124,7 @@ class VirtualClock:
         if cython.compiled:
             self._push(self._now + to_ticks(delay), timer, ())
         else:
-            self.schedule_ticks(to_ticks(delay), timer.fire, ())
+            self.schedule_ticks(to_ticks(delay), timer, ())
         return timer
 
     def schedule(self, delay: float, fn: Callable[..., Any], args: tuple) -> None:
@@ -258,7 +269,10 @@ class VirtualClock:
                 self._free[self._nfree] = slot
                 self._nfree += 1
                 n += 1
-                fn(*args)
+                if isinstance(fn, Event):
+                    cython.cast(Event, fn).fire(args)
+                else:
+                    fn(*args)
         finally:
             self.events += n
 

@@ -2,8 +2,8 @@
 # .py file is the source). Fields read from Python code are public.
 
 cimport cython
-from dgdrf.runtime.actor cimport Actor
-from dgdrf.runtime.clock cimport VirtualClock
+from dgdrf.runtime.actor cimport Actor, FrameSink, Role
+from dgdrf.runtime.clock cimport Event, VirtualClock
 
 
 cdef class UniformLatency:
@@ -23,7 +23,7 @@ cdef class _Coin:
     cpdef bint draw(self) except -1
 
 
-cdef class LocalTransport:
+cdef class LocalTransport(FrameSink):
     cdef public VirtualClock clock
     cdef public object stats
     cdef public dict actors
@@ -47,3 +47,12 @@ cdef class LocalTransport:
     cpdef send_frame(self, str src, long long dst, long tag, bytes data)
     cdef long long _next_latency(self) except? -1
 
+
+cdef class _Delivery(Event):
+    cpdef fire(self, tuple args)
+
+
+@cython.locals(node=Actor, reader=object)
+cdef _deliver(actor, str src, bytes data)
+
+cdef _Delivery _DELIVERY

@@ -17,9 +17,9 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from dgdrf.errors import ConfigError
-from dgdrf.runtime.actor import Actor, Context, Reporter
+from dgdrf.runtime.actor import Actor, Context, FrameSink, Reporter, Role
 from dgdrf.runtime.addresses import BOOK
-from dgdrf.runtime.clock import VirtualClock, to_ticks
+from dgdrf.runtime.clock import Event, VirtualClock, to_ticks
 from dgdrf.runtime.messages import _DECODERS, Message
 from dgdrf.runtime.stats import MessageStats
 
@@ -83,7 +83,7 @@ def partition_groups(groups: Iterable[Iterable[str]]) -> dict[str, int]:
     return of
 
 
-class LocalTransport:
+class LocalTransport(FrameSink):
     """Delivers encoded frames between actors registered on one :class:`VirtualClock`."""
 
     def __init__(
@@ -153,10 +153,10 @@ class LocalTransport:
             self.stats.dropped += 1
             return
         clock = self.clock
-        clock.schedule_ticks(self._next_latency(), _deliver, (actor, src, data))
+        clock.schedule_ticks(self._next_latency(), _DELIVERY, (actor, src, data))
         if self._dup is not None and self._dup.draw():
             self.stats.duplicated += 1
-            clock.schedule_ticks(self._next_latency(), _deliver, (actor, src, data))
+            clock.schedule_ticks(self._next_latency(), _DELIVERY, (actor, src, data))
 
     def send(self, src: str, dst: str, msg: Message) -> None:
         """Encode, count, and schedule delivery after a drawn latency (or drop it).
@@ -179,10 +179,10 @@ class LocalTransport:
             self.stats.dropped += 1
             return
         clock = self.clock
-        clock.schedule_ticks(self._next_latency(), _deliver, (actor, src, data))
+        clock.schedule_ticks(self._next_latency(), _DELIVERY, (actor, src, data))
         if self._dup is not None and self._dup.draw():
             self.stats.duplicated += 1
-            clock.schedule_ticks(self._next_latency(), _deliver, (actor, src, data))
+            clock.schedule_ticks(self._next_latency(), _DELIVERY, (actor, src, data))
 
     def _next_latency(self) -> int:
         """The next latency of the drawn block, in ticks."""
@@ -198,7 +198,7 @@ class LocalTransport:
         count, nbytes, actors = self.stats.count, self.stats.nbytes, self.actors
         stats, schedule = self.stats, self.clock.schedule_ticks
         loss, dup, refill = self._loss, self._dup, self._latency.refill
-        deliver = _deliver
+        deliver = _DELIVERY
         block: list[int] = []
         pos = 0
         groups: dict[str, int] | None = None
@@ -297,14 +297,14 @@ class LocalTransport:
 
 def _deliver(actor: Actor, src: str, data: bytes) -> None:
     """Decode a frame and run its handler (the receiving side of the wire). A frame of a
-    type a role reads itself (``frame_handlers``) goes to it undecoded: every frame is
+    type a role reads itself (``Role.FRAME_TAGS``) goes to it undecoded: every frame is
     ``[tag, ...]`` with a tag below 128 and at most 15 fields, so its second byte is the
     tag."""
     node = cython.cast(Actor, actor)  # compiled: the handler tables are read in C
     if node._frame_handlers:
-        raw = node._frame_handlers.get(data[1])
-        if raw is not None:
-            raw(src, data)
+        reader = node._frame_handlers.get(data[1])
+        if reader is not None:
+            cython.cast(Role, reader).on_frame(src, data)
             return
     arr = _unpackb(data)
     msg = _DECODERS[arr[0]](arr)
@@ -317,3 +317,15 @@ def _deliver(actor: Actor, src: str, data: bytes) -> None:
         role(src, msg)
     else:
         actor.receive(src, msg)  # unhandled: reported
+
+
+class _Delivery(Event):
+    """A frame's delivery as a clock event: (actor, src, frame) -> :func:`_deliver`."""
+
+    __slots__ = ()
+
+    def fire(self, args: tuple) -> None:
+        _deliver(args[0], args[1], args[2])
+
+
+_DELIVERY = _Delivery()
