@@ -48,6 +48,7 @@ COMPILED_MODULES = (
     # issue 34's typed hot path: node ids and Cyclon's descriptor frames
     "dgdrf.runtime.addresses",
     "dgdrf.overlay.descriptors",
+    "dgdrf.runtime.twister",
 )
 
 

@@ -5,6 +5,7 @@ cimport cython
 from dgdrf.runtime.actor cimport Role
 from dgdrf.runtime.addresses cimport AddressBook
 from dgdrf.overlay.descriptors cimport Descriptors
+from dgdrf.runtime.twister cimport Twister
 
 cdef long _SHUFFLE
 cdef long _REPLY
@@ -31,7 +32,8 @@ cdef class Cyclon(Role):
     cdef public dict _sent
     cdef public bint alone
     cdef public long long _last_peer
-    cdef public object rnd
+    cdef object _rnd
+    cdef Twister _mt
     cdef public list listeners
     cdef public str me
     cdef public long long _me
@@ -43,6 +45,7 @@ cdef class Cyclon(Role):
     cdef _close(self)
     @cython.locals(k=Py_ssize_t)
     cdef int _append(self, long long i, long long birth, profile) except -1
+    cdef double _random(self) except? -1.0
     @cython.locals(n=Py_ssize_t, j=Py_ssize_t, r=Py_ssize_t, t=cython.longlong, x=double, picked=list)
     cdef Py_ssize_t _draw(self, Py_ssize_t k) except -1
     @cython.locals(n=Py_ssize_t)

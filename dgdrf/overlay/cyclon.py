@@ -41,6 +41,7 @@ from dgdrf.overlay.descriptors import Descriptors
 from dgdrf.overlay.messages import CyclonReply, CyclonShuffle, Join, Peers
 from dgdrf.runtime.actor import Actor, Role
 from dgdrf.runtime.addresses import BOOK
+from dgdrf.runtime.twister import Twister
 
 try:
     import cython
@@ -91,7 +92,8 @@ class Cyclon(Role):
         #: since: this node is alone (a one-server cluster), not just not yet connected
         self.alone = False
         self._last_peer = -1  # the id of the last node shuffled with, either way round
-        self.rnd = random.Random(0)
+        self._rnd = random.Random(0)
+        self._mt: Twister | None = None  # compiled, from setup on: the same draws, in C
         #: called at the start of every round with the whole view as (address, age,
         #: profile): the samples Kompics's Croupier publishes to the protocols above it
         self.listeners: list[Callable[[list[tuple[str, int, Any]]], None]] = []
@@ -99,10 +101,36 @@ class Cyclon(Role):
     def setup(self) -> None:
         self.me = self.actor.address
         self._me = self._book.id_of(self.me)
-        self.rnd = random.Random(int(self.actor.rng.integers(2**62)))
+        seed = int(self.actor.rng.integers(2**62))
+        if cython.compiled:
+            self._mt = Twister.seeded(seed)  # random.Random(seed), without making it
+            first = self._mt.uniform(0.0, self.period)
+        else:
+            self._rnd = random.Random(seed)
+            first = self._rnd.uniform(0.0, self.period)
         if self.bootstrap is not None:
             self.actor.send(self.bootstrap, Join(self.c))
-        self.actor.every(self.period, self.shuffle, first=self.rnd.uniform(0.0, self.period))
+        self.actor.every(self.period, self.shuffle, first=first)
+
+    @property
+    def rnd(self) -> random.Random:
+        """This node's generator (its own stream, seeded from the actor's): compiled, a
+        :class:`~dgdrf.runtime.twister.Twister` draws from its state in C, and this is a
+        copy of where it stands."""
+        if self._mt is not None:
+            return self._mt.to_random()
+        return self._rnd
+
+    @rnd.setter
+    def rnd(self, rnd: random.Random) -> None:
+        self._rnd = rnd
+        self._mt = Twister(rnd) if cython.compiled else None
+
+    def _random(self) -> float:
+        """The next ``random()`` of this node's stream."""
+        if self._mt is not None:
+            return self._mt.random()
+        return self._rnd.random()
 
     #: shuffles and replies arrive as frames, read into typed fields (:meth:`on_frame`)
     FRAME_TAGS = (CyclonShuffle.TAG, CyclonReply.TAG)
@@ -177,16 +205,15 @@ class Cyclon(Role):
             _PERM[j] = j
         if k >= n:
             return n
-        random = self.rnd.random
         if 3 * k > n:
             for j in range(k):  # partial Fisher-Yates, in place
-                x = random()
+                x = self._random()
                 r = j + cython.cast(cython.Py_ssize_t, x * (n - j))  # int(): truncation
                 t = _PERM[j]
                 _PERM[j] = _PERM[r]
                 _PERM[r] = t
             return k
-        picked = _sample(list(range(n)), k, random)
+        picked = _sample(list(range(n)), k, self._mt.random if self._mt is not None else self._rnd.random)
         for j in range(k):
             _PERM[j] = picked[j]
         return k
@@ -207,7 +234,7 @@ class Cyclon(Role):
         n = self._vn
         if n == 0:
             return self._last_peer
-        return self._v[_W * int(self.rnd.random() * n)]
+        return self._v[_W * cython.cast(cython.Py_ssize_t, self._random() * n)]
 
     def random_peer(self) -> str | None:
         """One random neighbour; while the view is empty, the last node this one shuffled
