@@ -7,7 +7,7 @@ cimport cython
 from libc.string cimport memcpy
 from libc.stdint cimport uint64_t, uint32_t
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE, PyBytes_FromStringAndSize
-from dgdrf.runtime.addresses cimport AddressBook, find_utf8
+from dgdrf.runtime.addresses cimport AddressBook, find_utf8, wire_of
 
 
 cdef class Descriptors:
@@ -67,7 +67,8 @@ cdef inline object _write(Descriptors d, long tag):
     cdef AddressBook book = d._book
     cdef Py_ssize_t n = d.n, k, size, w
     cdef object prof
-    cdef bytes a, out
+    cdef bytes out
+    cdef const unsigned char* wp
     cdef unsigned char* q
     cdef double x
     cdef uint64_t bits
@@ -85,7 +86,8 @@ cdef inline object _write(Descriptors d, long tag):
             size += 9
         else:
             return None
-        size += 1 + PyBytes_GET_SIZE(<bytes>book.wire[d.ids[k]]) + _uint_size(<unsigned long long>d.ages[k])
+        wire_of(book, d.ids[k], &w)
+        size += 1 + w + _uint_size(<unsigned long long>d.ages[k])
     out = PyBytes_FromStringAndSize(NULL, size)
     q = <unsigned char*>PyBytes_AS_STRING(out)
     q[0] = 0x92
@@ -101,9 +103,8 @@ cdef inline object _write(Descriptors d, long tag):
     for k in range(n):
         q[0] = 0x93
         q += 1
-        a = <bytes>book.wire[d.ids[k]]
-        w = PyBytes_GET_SIZE(a)
-        memcpy(q, PyBytes_AS_STRING(a), w)
+        wp = wire_of(book, d.ids[k], &w)
+        memcpy(q, wp, w)
         q += w
         q = _put_uint(q, <unsigned long long>d.ages[k])
         prof = d.profiles[k]

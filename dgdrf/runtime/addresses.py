@@ -44,9 +44,14 @@ class AddressBook:
         #: id -> the address's msgpack encoding (a typed encoder copies it into a frame)
         self.wire: list[bytes] = []
         self._ids: dict[str, int] = {}
-        #: the compiled hash index: slot -> id (-1: empty), 2**k slots, at most half full
-        self._slots = array("q", [-1]) * 1024
+        #: the compiled hash index: 2**k slots of 4 words, (id or -1, length of the UTF-8
+        #: bytes, their first 16 bytes), at most 3/4 full: a probe compares in the slot's
+        #: own cache line (addresses.pxd's find_utf8)
+        self._slots = array("q", [-1, 0, 0, 0]) * 1024
         self._mask = 1023
+        #: the compiled encoders' copy of each id's msgpack encoding, 32 bytes an id in one
+        #: array (byte 0: its length if it is at most 31, else 0: use ``wire``)
+        self._arena = array("q", [0, 0, 0, 0]) * 1024
 
     def __len__(self) -> int:
         return len(self.names)
@@ -71,10 +76,13 @@ class AddressBook:
         self.wire.append(_packb(address))
         self._ids[address] = i
         if cython.compiled:
-            if 2 * (i + 1) > self._mask + 1:
+            if 4 * (i + 1) > 3 * (self._mask + 1):
                 _grow(self)  # type: ignore[name-defined]  # addresses.pxd's
             else:
                 _index(self, i)  # type: ignore[name-defined]  # addresses.pxd's
+            if 4 * (i + 1) > len(self._arena):
+                self._arena = array("q", self._arena) + array("q", [0]) * len(self._arena)
+            _put_wire(self, i)  # type: ignore[name-defined]  # addresses.pxd's
         return i
 
 
