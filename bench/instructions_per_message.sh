@@ -32,13 +32,14 @@ from collections import defaultdict
 GROUPS = [
     ("msgpack (pack and unpack)", r"msgpack|:unpack_execute"),
     ("Cyclon (its compiled code)", r"overlay/cyclon|overlay_6cyclon"),
+    ("typed frames and node ids (descriptors, addresses)", r"overlay/descriptors|overlay_11descriptors|runtime/addresses|runtime_9addresses"),
     ("clock, transport, actors (compiled)", r"runtime/(clock|transport|actor)|runtime_\d+(clock|transport|actor)"),
     ("dictionaries", r"dictobject\.c|:(PyDict_|_PyDict_|dict|insertdict|delitem_common|unicodekeys_)"),
     ("allocation and freeing", r"obmalloc\.c|gcmodule\.c|GC_|_Py_NewReference|_Py_Dealloc|GenericAlloc|PyObject_IS_GC|:_PyObject_(Malloc|Free|Realloc|Calloc)"),
     ("ints, floats, strings, tuples, lists", r"(long|float|unicode|tuple|list|bytes)object\.[ch]|pyhash\.c|:(PyList_|PyTuple_|PyLong_|PyFloat_|PyUnicode_|PyBytes_|_PyLong_|list_|tuple|float_|unicode_|long_|ascii_)"),
     ("type and attribute lookups", r"typeobject\.c|object\.c|descrobject\.c|abstract\.c|:(PyType_|_PyType_|getset_get|_PyObject_GenericGetAttr|object_isinstance|PyObject_IsInstance|_PyObject_GetMethod|method_get|PyNumber_)"),
     ("interpreted frames and calls", r"ceval\.c|call\.c|frameobject\.c|funcobject\.c|classobject\.c|errors\.c|:(_PyFrame_|_PyEval|_PyEvalFrame|PyErr_|method_vectorcall|_PyFunction_|PyThreadState_)"),
-    ("random numbers (Cyclon's; numpy's latency blocks)", r"_randommodule|numpy"),
+    ("random numbers (Cyclon's MT19937; numpy's latency blocks)", r"_randommodule|numpy|runtime/twister|runtime_7twister"),
     ("libc (memcpy, memset, malloc)", r"libc\.so|:(__mem|malloc|free)"),
 ]
 total, groups = 0, defaultdict(int)

@@ -53,7 +53,8 @@ def test_a_frame_is_msgpacks_bytes_and_reads_back(es: list, tag: int) -> None:
     back = Descriptors(1)
     back.read(frame)
     assert back.entries() == [tuple(e) for e in es]
-    assert decode(frame).entries == [list(e) for e in es]
+    decoded = decode(frame)
+    assert isinstance(decoded, msg_type) and decoded.entries == [list(e) for e in es]
 
 
 def test_frames_of_addresses_the_book_has_not_met_read_to_new_ids() -> None:

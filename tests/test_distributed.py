@@ -118,7 +118,7 @@ def test_pdgdrf_gini_test_passes_only_below_a_higher_share_neighbour():
 
     desk = TaskDesk(CapacityKnowledge(exact=[10.0, 10.0]))
     user = SimpleNamespace(share=0.30, request=SimpleNamespace(demand=[0.1, 0.05], weight=1.0))  # one task adds 0.01
-    cyclon = SimpleNamespace(view={"far": 0}, profiles={"far": -0.9})  # a random server, share 0.9
+    cyclon = SimpleNamespace(view_profiles=lambda: [("far", -0.9)])  # a random server, share 0.9
     gradient = SimpleNamespace(sample={"a": (-0.28, 0), "b": (-0.29, 0), "idle": (float("-inf"), 0)}, sampler=cyclon)
     for overlay, falls in ((False, False), (True, True)):
         sched = GradientScheduler(desk, parallel=True, gini_overlay=overlay)

@@ -109,12 +109,12 @@ class Periodic(Event):
         clock = actor.ctx.clock
         self._clock, self._period, self._fn, self._active = clock, period, fn, True
         self._handle: TimerHandle | None = None
+        self._virtual: VirtualClock | None = None
         if isinstance(clock, VirtualClock):
             self._virtual = clock
             self._ticks = to_ticks(period)
             clock.schedule_ticks(to_ticks(first), self, ())
         else:
-            self._virtual = None
             self._fire_cb = self._fire  # bound once, not at every period
             self._handle = clock.call_later(first, self._fire_cb)
 
@@ -122,7 +122,8 @@ class Periodic(Event):
         """The virtual clock's event: schedule the next period, then run."""
         if not self._active:
             return
-        self._virtual.schedule_ticks(self._ticks, self, ())  # type: ignore[union-attr]  # set on the virtual clock
+        assert self._virtual is not None  # fire: the virtual clock's event
+        self._virtual.schedule_ticks(self._ticks, self, ())
         self._fn()
 
     def _fire(self) -> None:

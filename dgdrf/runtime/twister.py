@@ -17,11 +17,6 @@ from __future__ import annotations
 import random
 from array import array
 
-try:
-    import cython
-except ImportError:  # interpreted without Cython installed
-    from dgdrf import cython_shadow as cython
-
 _N = 624
 _M = 397
 _MATRIX_A = 0x9908B0DF
