@@ -48,7 +48,7 @@ cdef class Cyclon(Role):
     cdef double _random(self) except? -1.0
     @cython.locals(n=Py_ssize_t, j=Py_ssize_t, r=Py_ssize_t, t=cython.longlong, x=double, picked=list)
     cdef Py_ssize_t _draw(self, Py_ssize_t k) except -1
-    @cython.locals(n=Py_ssize_t)
+    @cython.locals(n=Py_ssize_t, x=double)
     cpdef long long random_peer_id(self) except? -2
     cpdef object random_peer(self)
     @cython.locals(cycle=cython.longlong, o=Py_ssize_t, oldest=cython.longlong, m=Py_ssize_t, j=Py_ssize_t, k=Py_ssize_t, out=Descriptors, sent=list)

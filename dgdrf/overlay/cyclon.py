@@ -208,7 +208,8 @@ class Cyclon(Role):
         if 3 * k > n:
             for j in range(k):  # partial Fisher-Yates, in place
                 x = self._random()
-                r = j + cython.cast(cython.Py_ssize_t, x * (n - j))  # int(): truncation
+                # int() truncates: compiled, a C cast (int() would make a Python int)
+                r = j + (cython.cast(cython.Py_ssize_t, x * (n - j)) if cython.compiled else int(x * (n - j)))
                 t = _PERM[j]
                 _PERM[j] = _PERM[r]
                 _PERM[r] = t
@@ -234,7 +235,8 @@ class Cyclon(Role):
         n = self._vn
         if n == 0:
             return self._last_peer
-        return self._v[_W * cython.cast(cython.Py_ssize_t, self._random() * n)]
+        x = self._random() * n
+        return self._v[_W * (cython.cast(cython.Py_ssize_t, x) if cython.compiled else int(x))]
 
     def random_peer(self) -> str | None:
         """One random neighbour; while the view is empty, the last node this one shuffled

@@ -300,11 +300,11 @@ def _deliver(actor: Actor, src: str, data: bytes) -> None:
     type a role reads itself (``Role.FRAME_TAGS``) goes to it undecoded: every frame is
     ``[tag, ...]`` with a tag below 128 and at most 15 fields, so its second byte is the
     tag."""
-    node = cython.cast(Actor, actor)  # compiled: the handler tables are read in C
+    node = cython.cast(Actor, actor) if cython.compiled else actor  # compiled: the handler tables are read in C
     if node._frame_handlers:
         reader = node._frame_handlers.get(data[1])
         if reader is not None:
-            cython.cast(Role, reader).on_frame(src, data)
+            (cython.cast(Role, reader) if cython.compiled else reader).on_frame(src, data)
             return
     arr = _unpackb(data)
     msg = _DECODERS[arr[0]](arr)
