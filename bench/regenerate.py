@@ -263,6 +263,10 @@ TABLE: tuple[Artefact, ...] = (
              note="needs java and the anchor kit (../shared/anchors/peersim, or ANCHOR=...); with --out set ANCHOR, the script looks beside itself"),
     Artefact((f"{R}/ab-partition-check.txt",), "machine", ("A=/tmp/ab-old REPEAT=7 bench/ab_checkouts.sh > bench/results/ab-partition-check.txt",), "~10 min",
              note="A = ce2869e (before the partition check on the send path and the shared proposal handshake), checked out and built in /tmp/ab-old first: git worktree add /tmp/ab-old ce2869e && cd /tmp/ab-old && python3 -m venv .venv && .venv/bin/pip install -e ."),
+    Artefact((f"{R}/instructions-per-message-issue34.txt",), "machine", ("bench/instructions_per_message.sh > bench/results/instructions-per-message-issue34.txt",), "~1 min",
+             note="issue 34's after figure (instructions-per-message.txt is issue 16's); needs valgrind and the compiled core"),
+    Artefact((f"{R}/ab-issue34.txt",), "machine", ("A=/work/ab-old REPEAT=3 bench/ab_checkouts.sh > bench/results/ab-issue34.txt",), "~10 min",
+             note="A = 3b63a74 (before issue 34's typed hot path), checked out and built first: git worktree add /work/ab-old 3b63a74 && cd /work/ab-old && python3 -m venv .venv && .venv/bin/pip install -e ."),
     Artefact((f"{R}/pure-vs-compiled.txt",), "machine", ("bench/pure_vs_compiled.sh > bench/results/pure-vs-compiled.txt",), "~1 min",
              note="its first line, `$ bench/pure_vs_compiled.sh`, was written by hand; the script prints the rest"),
     # ---- written or composed by hand ----------------------------------------------------------------
@@ -274,6 +278,8 @@ TABLE: tuple[Artefact, ...] = (
              note="timings composed by hand: this command under /usr/bin/time in a checkout of c459fa8 and in this one, one right after the other (its header)"),
     Artefact((f"{R}/peersim-compare-before-after.txt",), "frozen", ("SIZES='1000 10000' bench/peersim_compare.sh",),
              note="composed by hand from this command in a checkout of c459fa8 and in the checkout after issue 16's changes, plus alternating reruns (its header)"),
+    Artefact((f"{R}/peersim-compare-issue34.txt",), "frozen", ("SIZES='1000 10000' bench/peersim_compare.sh",),
+             note="composed by hand from this command in a checkout of 3b63a74 and in this one, one right after the other (its header)"),
     Artefact((f"{R}/peersim-compare-pushsum-compiled.txt",), "frozen", ("SIZES='1000 10000' bench/peersim_compare.sh",),
              note="composed by hand from this command in checkouts of 915b97c and 01809df (its header)"),
 )
