@@ -25,41 +25,49 @@ cdef class Descriptors:
     cpdef read(self, bytes data)
 
 
-cdef inline Py_ssize_t _uint_size(unsigned long long v) noexcept nogil:
-    if v < 128:
-        return 1
+cdef inline Py_ssize_t _uint_bytes(unsigned long long v) noexcept nogil:
+    """The bytes after the marker of msgpack's smallest uint8/16/32/64 for ``v`` >= 128."""
     if v < 256:
-        return 2
+        return 1
     if v < 65536:
-        return 3
+        return 2
     if v < 4294967296ULL:
-        return 5
-    return 9
+        return 4
+    return 8
+
+
+cdef inline Py_ssize_t _uint_size(unsigned long long v) noexcept nogil:
+    """The bytes of msgpack's encoding of the non-negative integer ``v``."""
+    return 1 if v < 128 else 1 + _uint_bytes(v)
+
+
+cdef inline void _put_be(unsigned char* q, unsigned long long v, Py_ssize_t n) noexcept nogil:
+    """The low ``n`` bytes of ``v``, big-endian (msgpack's byte order)."""
+    cdef Py_ssize_t k
+    for k in range(n):
+        q[k] = <unsigned char>(v >> (8 * (n - 1 - k)))
+
+
+cdef inline unsigned long long _get_be(const unsigned char* p, Py_ssize_t n) noexcept nogil:
+    """``n`` big-endian bytes as an unsigned integer."""
+    cdef unsigned long long v = 0
+    cdef Py_ssize_t k
+    for k in range(n):
+        v = (v << 8) | p[k]
+    return v
 
 
 cdef inline unsigned char* _put_uint(unsigned char* q, unsigned long long v) noexcept nogil:
-    cdef int k
+    """msgpack's encoding of the non-negative integer ``v``: positive fixint, or the
+    uint8/16/32/64 marker (0xcc-0xcf) and its bytes."""
+    cdef Py_ssize_t n
     if v < 128:
         q[0] = <unsigned char>v
         return q + 1
-    if v < 256:
-        q[0] = 0xcc
-        q[1] = <unsigned char>v
-        return q + 2
-    if v < 65536:
-        q[0] = 0xcd
-        q[1] = <unsigned char>(v >> 8)
-        q[2] = <unsigned char>v
-        return q + 3
-    if v < 4294967296ULL:
-        q[0] = 0xce
-        for k in range(4):
-            q[1 + k] = <unsigned char>(v >> (24 - 8 * k))
-        return q + 5
-    q[0] = 0xcf
-    for k in range(8):
-        q[1 + k] = <unsigned char>(v >> (56 - 8 * k))
-    return q + 9
+    n = _uint_bytes(v)
+    q[0] = <unsigned char>(0xcc if n == 1 else 0xcd if n == 2 else 0xce if n == 4 else 0xcf)
+    _put_be(q + 1, v, n)
+    return q + 1 + n
 
 
 cdef inline object _write(Descriptors d, long tag):
@@ -72,7 +80,6 @@ cdef inline object _write(Descriptors d, long tag):
     cdef unsigned char* q
     cdef double x
     cdef uint64_t bits
-    cdef int j
     if tag < 0 or tag >= 128 or n >= 65536:
         return None
     size = 2 + (1 if n < 16 else 3)
@@ -115,8 +122,7 @@ cdef inline object _write(Descriptors d, long tag):
             x = <double>prof
             memcpy(&bits, &x, 8)
             q[0] = 0xcb
-            for j in range(8):
-                q[1 + j] = <unsigned char>(bits >> (56 - 8 * j))
+            _put_be(q + 1, bits, 8)
             q += 9
     return out
 
@@ -135,7 +141,6 @@ cdef inline bint _read(Descriptors d, bytes data) except -1:
     cdef double x
     cdef float x32
     cdef object prof
-    cdef int j
     if size < 3 or p[0] != 0x92 or p[1] >= 0x80:
         return False
     b = p[2]
@@ -180,9 +185,7 @@ cdef inline bint _read(Descriptors d, bytes data) except -1:
             ln = 1 << (b - 0xcc)
             if pos + 1 + ln > size:
                 return False
-            age = 0
-            for j in range(ln):
-                age = (age << 8) | p[pos + 1 + j]
+            age = _get_be(p + pos + 1, ln)
             pos += 1 + ln
             if age >= (1ULL << 62):
                 return False
@@ -195,16 +198,12 @@ cdef inline bint _read(Descriptors d, bytes data) except -1:
             prof = None
             pos += 1
         elif b == 0xcb and pos + 9 <= size:
-            bits = 0
-            for j in range(8):
-                bits = (bits << 8) | p[pos + 1 + j]
+            bits = _get_be(p + pos + 1, 8)
             memcpy(&x, &bits, 8)
             prof = x
             pos += 9
         elif b == 0xca and pos + 5 <= size:
-            bits32 = 0
-            for j in range(4):
-                bits32 = (bits32 << 8) | p[pos + 1 + j]
+            bits32 = <uint32_t>_get_be(p + pos + 1, 4)
             memcpy(&x32, &bits32, 4)
             prof = <double>x32
             pos += 5

@@ -42,7 +42,6 @@ cdef class Actor:
     cdef public Context ctx
     cdef public list roles
     cdef public object _tsend
-    cdef public object _tframe
     cdef FrameSink _sink
     cdef public dict _frame_handlers
     cdef public dict _role_handlers

@@ -144,8 +144,29 @@ class Periodic(Event):
 _CLASS_HANDLERS: dict[type, tuple[int, dict[type, Callable[..., None]]]] = {}
 
 
-def _silenced(src: str, dst: Any, msg: Any, data: Any = None) -> None:
+def _silenced(src: str, dst: str, msg: Message) -> None:
     """What a stopped actor's sends become: nothing leaves it."""
+
+
+class _FramesAsMessages(FrameSink):
+    """A transport that takes only message objects (a test's), as a FrameSink: each frame
+    is decoded back into its message."""
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+
+    def send_frame(self, src: str, dst: int, tag: int, data: bytes) -> None:
+        self.transport.send(src, BOOK.names[dst], messages.decode(data))
+
+
+class _Silenced(FrameSink):
+    """What a stopped actor's frames go to: nowhere."""
+
+    def send_frame(self, src: str, dst: int, tag: int, data: bytes) -> None:
+        return None
+
+
+_SILENCED = _Silenced()
 
 
 _NO_FRAMES: dict[int, Role] = {}
@@ -166,6 +187,7 @@ class Actor:
         self.roles: list[Role] = []
         self._role_handlers: dict[type, Callable[[str, Any], None]] = _NO_ROLES
         self._frame_handlers: dict[int, Role] = _NO_FRAMES  # tag -> the role that reads its frames
+        self._sink: FrameSink = _SILENCED  # where send_frame goes: the transport, once attached
         self._timers: list[TimerHandle | Periodic] = []
         cls = type(self)
         built = _CLASS_HANDLERS.get(cls)
@@ -197,9 +219,7 @@ class Actor:
         """Bind the actor to a runtime (done by the transport on registration)."""
         self.ctx = ctx
         self._tsend = ctx.transport.send
-        self._sink = ctx.transport if isinstance(ctx.transport, FrameSink) else None
-        frame = getattr(ctx.transport, "send_frame", None)
-        self._tframe = frame if frame is not None else self._frame_as_message
+        self._sink = ctx.transport if isinstance(ctx.transport, FrameSink) else _FramesAsMessages(ctx.transport)
 
     # -- lifecycle -----------------------------------------------------------------
     def start(self) -> None:
@@ -221,8 +241,7 @@ class Actor:
         for role in self.roles:
             role.on_stop()
         self._tsend = _silenced
-        self._tframe = _silenced
-        self._sink = None
+        self._sink = _SILENCED
         if self.ctx is not None:
             self.ctx = Context(self.ctx.clock, self.ctx.transport, _no_report, self.ctx.rng)
 
@@ -237,14 +256,7 @@ class Actor:
         Compiled roles call it as ``Actor.send_frame(actor, ...)``: through the class, the
         compiled build calls it in C without a cpdef method's check for a Python override,
         which looks the name up in the actor's own ``__dict__`` at every call."""
-        if self._sink is not None:
-            self._sink.send_frame(self.address, dst, tag, data)
-        else:
-            self._tframe(self.address, dst, tag, data)
-
-    def _frame_as_message(self, src: str, dst: int, tag: int, data: bytes) -> None:
-        """:meth:`send_frame` over a transport that takes only message objects."""
-        self.ctx.transport.send(src, BOOK.names[dst], messages.decode(data))
+        self._sink.send_frame(self.address, dst, tag, data)
 
     def receive(self, src: str, msg: Message) -> None:
         """Dispatch ``msg`` to its handler (the transport's fast path does the same)."""

@@ -45,7 +45,7 @@ from aiohttp import web
 
 from dgdrf.errors import DecodeError
 from dgdrf.log import get_logger
-from dgdrf.runtime.actor import Actor, Context, Reporter
+from dgdrf.runtime.actor import Actor, Context, FrameSink, Reporter
 from dgdrf.runtime.clock import AsyncioClock
 from dgdrf.runtime.addresses import BOOK
 from dgdrf.runtime.messages import Message, decode, decode_checked, message_types
@@ -85,7 +85,7 @@ class _Peer:
         self.retry_at = 0.0  # while down, messages are dropped until then, then it is dialled again
 
 
-class NetTransport:
+class NetTransport(FrameSink):
     """Delivers msgpack frames between actors over WebSockets (wall-clock time)."""
 
     def __init__(

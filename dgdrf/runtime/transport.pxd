@@ -41,7 +41,6 @@ cdef class LocalTransport(FrameSink):
     cdef dict _groups
     cdef dict __dict__
 
-    @cython.locals(actor=Actor, clock=VirtualClock)
     cpdef send(self, src, dst, msg)
     @cython.locals(actor=Actor, clock=VirtualClock, by_id=list)
     cpdef send_frame(self, str src, long long dst, long tag, bytes data)

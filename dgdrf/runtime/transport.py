@@ -137,8 +137,10 @@ class LocalTransport(FrameSink):
         return actor
 
     def send_frame(self, src: str, dst: int, tag: int, data: bytes) -> None:
-        """:meth:`send` of a frame a role encoded itself, to node id ``dst``: counted,
-        lost, partitioned, delayed and duplicated exactly as :meth:`send` does."""
+        """Count the frame ``data`` (message tag ``tag``), and schedule its delivery to
+        node id ``dst`` after a drawn latency, or lose it (no such actor, a partition,
+        loss); duplicate it with the duplication probability. Every send comes here:
+        :meth:`send` encodes a message object first, a hot role encodes its own frames."""
         self._count[tag] += 1
         self._nbytes[tag] += len(data)
         by_id = self._by_id
@@ -159,30 +161,12 @@ class LocalTransport(FrameSink):
             clock.schedule_ticks(self._next_latency(), _DELIVERY, (actor, src, data))
 
     def send(self, src: str, dst: str, msg: Message) -> None:
-        """Encode, count, and schedule delivery after a drawn latency (or drop it).
+        """Encode ``msg`` and send its frame to the actor at ``dst`` (:meth:`send_frame`).
 
-        The compiled build runs this method; interpreted, each transport runs the closure
-        :meth:`_make_send` builds instead, which takes the same steps with every name
-        bound to a local (no attribute lookups per message)."""
-        tag = msg.TAG
-        data = msg._encode(msg)
-        self._count[tag] += 1
-        self._nbytes[tag] += len(data)
-        actor = self.actors.get(dst)
-        if actor is None:
-            self.stats.undeliverable += 1
-            return
-        if self._groups is not None and self._groups.get(src, 0) != self._groups.get(dst, 0):
-            self.stats.partitioned += 1
-            return
-        if self._loss is not None and self._loss.draw():
-            self.stats.dropped += 1
-            return
-        clock = self.clock
-        clock.schedule_ticks(self._next_latency(), _DELIVERY, (actor, src, data))
-        if self._dup is not None and self._dup.draw():
-            self.stats.duplicated += 1
-            clock.schedule_ticks(self._next_latency(), _DELIVERY, (actor, src, data))
+        The compiled build runs these methods; interpreted, each transport runs the
+        closures :meth:`_make_send` builds instead, which take the same steps with every
+        name bound to a local (no attribute lookups per message)."""
+        LocalTransport.send_frame(self, src, BOOK.id_of(dst), msg.TAG, msg._encode(msg))  # through the class: no override check
 
     def _next_latency(self) -> int:
         """The next latency of the drawn block, in ticks."""
@@ -195,40 +179,13 @@ class LocalTransport(FrameSink):
         """The hot paths (:meth:`send`, :meth:`send_frame`) as closures over locals (no
         attribute lookups per message) that walk one block of latencies, and the setter
         of their partition (:meth:`set_partition` calls it)."""
-        count, nbytes, actors = self.stats.count, self.stats.nbytes, self.actors
+        count, nbytes = self.stats.count, self.stats.nbytes
         stats, schedule = self.stats, self.clock.schedule_ticks
         loss, dup, refill = self._loss, self._dup, self._latency.refill
         deliver = _DELIVERY
         block: list[int] = []
         pos = 0
         groups: dict[str, int] | None = None
-
-        def send(src: str, dst: str, msg: Message) -> None:
-            nonlocal block, pos
-            tag = msg.TAG
-            data = msg._encode(msg)
-            count[tag] += 1
-            nbytes[tag] += len(data)
-            actor = actors.get(dst)
-            if actor is None:
-                stats.undeliverable += 1
-                return
-            if groups is not None and groups.get(src, 0) != groups.get(dst, 0):
-                stats.partitioned += 1
-                return
-            if loss is not None and loss():
-                stats.dropped += 1
-                return
-            if pos >= len(block):
-                block, pos = refill(), 0
-            pos += 1
-            schedule(block[pos - 1], deliver, (actor, src, data))
-            if dup is not None and dup():
-                stats.duplicated += 1
-                if pos >= len(block):
-                    block, pos = refill(), 0
-                pos += 1
-                schedule(block[pos - 1], deliver, (actor, src, data))
 
         by_id, names = self._by_id, BOOK.names
 
@@ -256,6 +213,11 @@ class LocalTransport(FrameSink):
                     block, pos = refill(), 0
                 pos += 1
                 schedule(block[pos - 1], deliver, (actor, src, data))
+
+        id_of = BOOK.id_of
+
+        def send(src: str, dst: str, msg: Message) -> None:
+            send_frame(src, id_of(dst), msg.TAG, msg._encode(msg))
 
         def set_groups(new: dict[str, int] | None) -> None:
             nonlocal groups
