@@ -5,21 +5,22 @@
 # dgdrf's own compiled functions with the share of the loop spent in it and below it.
 # Instruction counts do not depend on what else the machine runs, unlike wall time.
 #
-#   bench/callgrind_profile.sh run --scenario configs/thesis-100x20.toml --policy dgdrf --neighbors 4 --max-time 30 --seed 1 \
-#       > bench/results/callgrind-dgdrf-100x20.txt
+#   bench/callgrind_profile.sh > bench/results/callgrind-dgdrf-100x20.txt
+#   ARGS="overlay --protocol cyclon --nodes 1000 --cycles 20" bench/callgrind_profile.sh
 #
-# Needs valgrind (callgrind_annotate comes with it), the project's virtual environment
-# active and the compiled core. A minute or two for the example.
+# ARGS: the dgdrf command line (default: dgdrf on thesis-100x20 at P = 4 for 30 simulated
+# seconds). Needs valgrind (callgrind_annotate comes with it), the project's virtual
+# environment active and the compiled core. A minute or two for the default.
 set -euo pipefail
-[ $# -ge 1 ] || { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+read -r -a args <<< "${ARGS:-run --scenario configs/thesis-100x20.toml --policy dgdrf --neighbors 4 --max-time 30 --seed 1}"
 command -v valgrind >/dev/null || { echo "callgrind_profile.sh: valgrind is not installed" >&2; exit 2; }
 [ "$(python3 -c 'from dgdrf.build_info import core; print(core())')" = compiled ] || { echo "callgrind_profile.sh: needs the compiled core (pip install -e .)" >&2; exit 2; }
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 loop='__pyx_pw_5dgdrf_7runtime_5clock_12VirtualClock_19run'
-echo "# bench/callgrind_profile.sh $*: $(date -u +%Y-%m-%dT%H:%MZ), compiled core, git $(git -C "$here" rev-parse --short HEAD), $(valgrind --version)"
-valgrind --tool=callgrind --toggle-collect="$loop" --callgrind-out-file="$tmp/cg.out" dgdrf "$@" --quiet --json "$tmp/run.json" >/dev/null 2>&1
+echo "# ARGS=\"${args[*]}\" bench/callgrind_profile.sh: $(date -u +%Y-%m-%dT%H:%MZ), compiled core, git $(git -C "$here" rev-parse --short HEAD), $(valgrind --version)"
+valgrind --tool=callgrind --toggle-collect="$loop" --callgrind-out-file="$tmp/cg.out" dgdrf "${args[@]}" --quiet --json "$tmp/run.json" >/dev/null 2>&1
 callgrind_annotate --inclusive=yes --auto=no --threshold=100 "$tmp/cg.out" > "$tmp/inclusive.txt"
 python3 - "$tmp/inclusive.txt" "$tmp/run.json" <<'PY'
 import json, re, sys

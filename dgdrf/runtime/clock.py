@@ -13,7 +13,6 @@ socket mode. Actors only ever see the :class:`Clock` interface.
 from __future__ import annotations
 
 import asyncio
-import gc
 import heapq
 import time
 from typing import Any, Callable, Protocol
@@ -232,22 +231,10 @@ class VirtualClock:
         would pass ``until`` seconds. Returns the virtual time reached (seconds)."""
         self._stopped = False
         limit = -1 if until is None else to_ticks(until)
-        # What existed before the run (the nodes, their views and tables: nearly every
-        # container object of a run) stays out of the garbage collector's scans while it
-        # runs: a message's few short-lived objects set off collections that otherwise
-        # walked all of them (a tenth of a Cyclon run, bench/results/PERFORMANCE.md).
-        # Reference counting frees as before; only cycles wait until the run returns.
-        freeze = gc.isenabled()
-        if freeze:
-            gc.freeze()
-        try:
-            if cython.compiled:
-                self._run_heap(limit)
-            else:
-                self._run_slots(limit)
-        finally:
-            if freeze:
-                gc.unfreeze()
+        if cython.compiled:
+            self._run_heap(limit)
+        else:
+            self._run_slots(limit)
         return self.now()
 
     def _run_heap(self, limit: int) -> None:
