@@ -26,6 +26,7 @@ cdef class Cyclon(Role):
     cdef AddressBook _book
     cdef long long[::1] _v
     cdef list _vprof
+    cdef dict _d
     cdef public Py_ssize_t _vn
     cdef Py_ssize_t _vend
     cdef public long long cycle

@@ -28,6 +28,16 @@ and the positions of the view being merged are scratch shared by every Cyclon of
 process (``_IN``, ``_OUT``, ``_PERM``, ``_SENT``, ``_POS``, the last indexed by node id):
 handlers run one at a time and never re-enter (a send only schedules), and sharing keeps
 them in cache.
+
+The interpreted build (no compiler, or ``DGDRF_PURE=1``) keeps the view in a dictionary
+instead, id -> [birth, profile's birth, profile] in view order, and reads and writes
+frames with msgpack's own packer (:meth:`Cyclon._received`, :meth:`Cyclon._merge_entries`):
+arrays walked index by index cost the interpreter a bytecode dispatch a step, where a
+dictionary's lookups, deletions and insertions run in C, and the same frames then took
+2.5 times the time of the dictionaries keyed by address they replaced (issue 34's bound
+is 1.5, bench/results/ab-issue34.txt). Deleting an entry and inserting one at the end
+keep the order the array's gaps and appends give, and the draws are the same, so both
+builds give the same views (tests/test_compiled_core.py, bench/snapshot.py).
 """
 
 from __future__ import annotations
@@ -37,7 +47,9 @@ from array import array
 from collections.abc import Callable
 from typing import Any
 
-from dgdrf.overlay.descriptors import Descriptors
+import msgpack
+
+from dgdrf.overlay.descriptors import MAX_AGE, Descriptors
 from dgdrf.overlay.messages import CyclonReply, CyclonShuffle, Join, Peers
 from dgdrf.runtime.actor import Actor, Role
 from dgdrf.runtime.addresses import BOOK
@@ -48,16 +60,20 @@ try:
 except ImportError:  # interpreted without Cython installed
     from dgdrf import cython_shadow as cython
 
+_packb = msgpack.Packer(use_bin_type=True, autoreset=True).pack
+_unpackb = msgpack.unpackb
 _SHUFFLE = CyclonShuffle.TAG
 _REPLY = CyclonReply.TAG
 #: fields per view entry in Cyclon._v: id (-1: a gap a merge left), birth, profile's birth
 _W = 3
+
+
 #: scratch shared by every Cyclon (see the module's docstring)
 _IN = Descriptors(64)
 _OUT = Descriptors(64)
 _PERM = array("q", [0]) * 64
 _SENT = array("q", [0]) * 64  # the ids a merge may replace
-_POS = array("q", [0]) * 1024  # id -> position + 1 in the view being merged, else 0
+_POS = array("q", [0]) * 1024  # compiled merges: id -> position + 1 in the view being merged, else 0
 
 
 class Cyclon(Role):
@@ -81,8 +97,10 @@ class Cyclon(Role):
         self._book = BOOK
         # the view, in view order: (id, birth cycle (age = cycle - birth), the birth of
         # the descriptor its profile came with) per entry, and the profiles (None: none heard)
-        self._v = array("q", [0]) * (_W * 2 * view_size)
-        self._vprof: list[Any] = [None] * (2 * view_size)
+        self._v: Any = array("q", [0]) * (_W * 2 * view_size) if cython.compiled else None
+        self._vprof: list[Any] = [None] * (2 * view_size) if cython.compiled else []
+        #: interpreted, the view instead: id -> [birth, profile's birth, profile], in view order
+        self._d: dict[int, list[Any]] = {}
         self._vn = 0  # entries held
         self._vend = 0  # entries and gaps: _vn but during a merge
         _reserve(view_size)
@@ -140,17 +158,23 @@ class Cyclon(Role):
     def view(self) -> dict[str, int]:
         """address -> birth cycle, in view order (a copy)."""
         names, v = self._book.names, self._v
+        if not cython.compiled:
+            return {names[i]: e[0] for i, e in self._d.items()}
         return {names[v[_W * k]]: v[_W * k + 1] for k in range(self._vn)}
 
     @property
     def profiles(self) -> dict[str, Any]:
         """address -> the profile its descriptor carried, for the entries that carried one (a copy)."""
         names, v, vprof = self._book.names, self._v, self._vprof
+        if not cython.compiled:
+            return {names[i]: e[2] for i, e in self._d.items() if e[2] is not None}
         return {names[v[_W * k]]: vprof[k] for k in range(self._vn) if vprof[k] is not None}
 
     def view_profiles(self) -> list[tuple[str, Any]]:
         """(address, profile or None) of every entry, in view order."""
         names, v, vprof = self._book.names, self._v, self._vprof
+        if not cython.compiled:
+            return [(names[i], e[2]) for i, e in self._d.items()]
         return [(names[v[_W * k]], vprof[k]) for k in range(self._vn)]
 
     # The arrays are used through self, not bound to locals: a memoryview bound to a
@@ -188,6 +212,10 @@ class Cyclon(Role):
         self._vend = w
 
     def _append(self, i: int, birth: int, profile: Any) -> None:
+        if not cython.compiled:
+            self._d[i] = [birth, birth, profile]  # a profile's birth is its entry's until a younger copy refreshes it
+            self._vn += 1
+            return
         k = self._vend
         self._v[_W * k] = i
         self._v[_W * k + 1] = birth
@@ -222,10 +250,15 @@ class Cyclon(Role):
     # -- the service ------------------------------------------------------------------
     def neighbours(self) -> list[str]:
         names, v = self._book.names, self._v
+        if not cython.compiled:
+            return [names[i] for i in self._d]
         return [names[v[_W * k]] for k in range(self._vn)]
 
     def sample(self, k: int) -> list[str]:
         """Up to ``k`` distinct random neighbours."""
+        if not cython.compiled:
+            names = self._book.names
+            return [names[i] for i in _sample(list(self._d), k, self._rnd.random)]
         m = self._draw(k)
         names, v, perm = self._book.names, self._v, _PERM
         return [names[v[_W * perm[j]]] for j in range(m)]
@@ -236,7 +269,9 @@ class Cyclon(Role):
         if n == 0:
             return self._last_peer
         x = self._random() * n
-        return self._v[_W * (cython.cast(cython.Py_ssize_t, x) if cython.compiled else int(x))]
+        if not cython.compiled:
+            return list(self._d)[int(x)]
+        return self._v[_W * cython.cast(cython.Py_ssize_t, x)]
 
     def random_peer(self) -> str | None:
         """One random neighbour; while the view is empty, the last node this one shuffled
@@ -249,6 +284,9 @@ class Cyclon(Role):
 
     def sample_descriptors(self, k: int) -> list[tuple[str, Any]]:
         """Up to ``k`` random (address, profile) pairs."""
+        if not cython.compiled:
+            names, d = self._book.names, self._d
+            return [(names[i], d[i][2]) for i in _sample(list(d), k, self._rnd.random)]
         m = self._draw(k)
         names, v, vprof, perm = self._book.names, self._v, self._vprof, _PERM
         return [(names[v[_W * perm[j]]], vprof[perm[j]]) for j in range(m)]
@@ -264,7 +302,7 @@ class Cyclon(Role):
                 break
             if addr != me:
                 i = self._book.id_of(addr)
-                if self._find(i) < 0:
+                if (i not in self._d) if not cython.compiled else self._find(i) < 0:
                     self._append(i, self.cycle, None)
 
     def shuffle(self) -> None:
@@ -273,12 +311,28 @@ class Cyclon(Role):
         cycle = self.cycle
         if self.listeners and self._vn:
             names, v, vprof = self._book.names, self._v, self._vprof
-            published = [(names[v[_W * k]], cycle - v[_W * k + 1], vprof[k]) for k in range(self._vn)]
+            if cython.compiled:
+                published = [(names[v[_W * k]], cycle - v[_W * k + 1], vprof[k]) for k in range(self._vn)]
+            else:
+                published = [(names[i], cycle - e[0], e[2]) for i, e in self._d.items()]
             for listener in self.listeners:
                 listener(published)
         if self._vn == 0:
             if self.bootstrap is not None:
                 self.actor.send(self.bootstrap, Join(self.c))
+            return
+        mine = self.profile() if self.profile is not None else None
+        if not cython.compiled:  # interpreted: the same on the dictionary, framed by msgpack
+            d, names = self._d, self._book.names
+            oldest = _oldest_of(d)
+            del d[oldest]
+            self._vn -= 1
+            sent = _sample(list(d), self.l - 1, self._rnd.random)
+            entries = [(names[i], cycle - d[i][0], d[i][2]) for i in sent]
+            entries.append((self.me, 0, mine))
+            self._sent[oldest] = sent
+            self._last_peer = oldest
+            Actor.send_frame(self.actor, oldest, _SHUFFLE, _packb((_SHUFFLE, entries)))
             return
         o = _oldest(self._v, self._vn)
         oldest = self._v[_W * o]
@@ -292,13 +346,16 @@ class Cyclon(Role):
             k = _PERM[j]
             out.add(self._v[_W * k], cycle - self._v[_W * k + 1], self._vprof[k])
             sent.append(self._v[_W * k])
-        out.add(self._me, 0, self.profile() if self.profile is not None else None)
+        out.add(self._me, 0, mine)
         self._sent[oldest] = sent
         self._last_peer = oldest
         Actor.send_frame(self.actor, oldest, _SHUFFLE, out.frame(_SHUFFLE))
 
     def on_frame(self, src: str, data: bytes) -> None:
         """A shuffle's or a reply's frame (its second byte is the tag)."""
+        if not cython.compiled:
+            self._received(data[1] == _SHUFFLE, self._book.id_of(src), _unpackb(data)[1])
+            return
         _IN.read(data)
         if data[1] == _SHUFFLE:
             self._shuffled(self._book.id_of(src))
@@ -307,10 +364,16 @@ class Cyclon(Role):
 
     def on_CyclonShuffle(self, src: str, msg: CyclonShuffle) -> None:
         """A shuffle as a message object (network mode decodes and checks frames first)."""
+        if not cython.compiled:
+            self._received(True, self._book.id_of(src), msg.entries)
+            return
         _IN.read_entries(msg.entries)
         self._shuffled(self._book.id_of(src))
 
     def on_CyclonReply(self, src: str, msg: CyclonReply) -> None:
+        if not cython.compiled:
+            self._received(False, self._book.id_of(src), msg.entries)
+            return
         _IN.read_entries(msg.entries)
         self._replied(self._book.id_of(src))
 
@@ -343,7 +406,10 @@ class Cyclon(Role):
         """Merge the descriptors of ``_IN``: never myself, never an address held (a held
         entry's profile is refreshed from a younger copy), first into free slots, then
         over the entries sent (``_SENT[:nsent]``) that are still held, the last sent
-        first. While it runs, ``_POS`` holds each held id's position + 1."""
+        first. While it runs, ``_POS`` holds each held id's position + 1.
+
+        Interpreted, :meth:`_received` and :meth:`_merge_entries` do the same on a
+        dictionary."""
         d = _IN
         me, cycle, c = self._me, self.cycle, self.c
         _mark(self, True)
@@ -381,6 +447,52 @@ class Cyclon(Role):
         self._close()
 
 
+    # -- the interpreted build ----------------------------------------------------------
+    def _received(self, shuffle: bool, src: int, entries: list) -> None:
+        """Interpreted, :meth:`_shuffled` (``shuffle``) or :meth:`_replied` on the decoded
+        entries of the frame from ``src``: the reply drawn and framed by msgpack from the
+        dictionary view, with no Descriptors in between (whose typed arrays only pay in C)."""
+        if shuffle:
+            self.alone = False
+            self._last_peer = src
+            d, names, cycle = self._d, self._book.names, self.cycle
+            sent = _sample(list(d), self.l, self._rnd.random)
+            reply = [(names[i], cycle - d[i][0], d[i][2]) for i in sent]
+            Actor.send_frame(self.actor, src, _REPLY, _packb((_REPLY, reply)))
+        else:
+            sent = self._sent.pop(src, [])
+        self._merge_entries(entries, sent)
+
+    def _merge_entries(self, entries: list, sent: list[int]) -> None:
+        """:meth:`_merge` of decoded ``[address, age, profile]`` entries, on the dictionary
+        view, over the ids ``sent``. An entry that :meth:`Descriptors.read_entries` would
+        leave out (not an address, not an age) is skipped; deleting an entry and inserting
+        one at the end keep the order the compiled merge's gaps and appends give."""
+        view, known, id_of = self._d, self._book._ids.get, self._book.id_of
+        me, cycle, c = self._me, self.cycle, self.c
+        replaceable = [a for a in sent if a in view]
+        for address, age, profile in entries:
+            if type(address) is not str or type(age) is not int or not 0 <= age < MAX_AGE:
+                continue
+            addr = known(address)
+            if addr is None:
+                addr = id_of(address)
+            if addr == me:
+                continue
+            held = view.get(addr)
+            if held is not None:
+                if profile is not None and cycle - age > held[1]:  # as in _merge
+                    held[1] = cycle - age
+                    held[2] = profile
+                continue
+            if len(view) >= c:
+                if not replaceable:
+                    break
+                del view[replaceable.pop()]
+            view[addr] = [cycle - age, cycle - age, profile]
+        self._vn = len(view)
+
+
 def _mark(cyclon: Cyclon, on: bool) -> None:
     """Set (or clear) ``_POS`` for the ids in ``cyclon``'s view (gaps aside)."""
     global _POS
@@ -408,6 +520,16 @@ def _oldest(v: Any, n: int) -> int:
     for k in range(1, n):
         if v[_W * k + 1] < first:
             oldest, first = k, v[_W * k + 1]
+    return oldest
+
+
+def _oldest_of(view: dict[int, list[Any]]) -> int:
+    """The interpreted build's :func:`_oldest`: the id of the smallest birth in the
+    dictionary view ``view`` (not empty), the first in view order among equals."""
+    oldest, first = -1, 0
+    for i, e in view.items():
+        if oldest < 0 or e[0] < first:
+            oldest, first = i, e[0]
     return oldest
 
 
