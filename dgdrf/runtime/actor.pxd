@@ -18,8 +18,11 @@ cdef class FrameSink:
 
 
 cdef class Role:
+    # No instance dictionary: a compiled role declares its fields (its .pxd), and a role
+    # written as an ordinary class gets a dictionary from Python anyway. With one, every
+    # call of a cpdef method of a compiled role (on_frame: every frame delivered) looked
+    # the name up in the instance's dictionary first, for an override (issue 34).
     cdef public Actor actor
-    cdef dict __dict__  # roles written as ordinary classes keep their own attributes
 
     cpdef on_frame(self, str src, bytes data)
 
