@@ -243,3 +243,56 @@ def test_a_message_without_fields_is_still_an_array():
     frame = encode(ShareRequest())
     assert msgpack.unpackb(frame) == [ShareRequest.TAG]
     assert decode(frame) == ShareRequest()
+
+
+@message(120)
+class FrameNote:
+    n: int
+
+
+class NoteReader(Role):
+    """Reads FrameNote frames itself (FRAME_TAGS): what it got, as (time, sender id, n)."""
+
+    FRAME_TAGS = (120,)  # FrameNote.TAG
+
+    def __init__(self):
+        self.got = []
+
+    def on_frame(self, src, data):
+        self.got.append((self.actor.now(), src, msgpack.unpackb(data)[1]))
+
+
+def test_frames_reach_the_role_that_reads_them_with_the_senders_id():
+    """A frame whose tag a role lists goes to its on_frame with the sender's node id
+    (the transport's table, or the actor's when the role came after registration), every
+    other message to its handler with the sender's address; a node taken off the
+    transport (a crash) gets neither."""
+    from dgdrf.runtime.addresses import BOOK
+
+    for late in (False, True):
+        clock, transport = make(seed=5)
+        a, b = transport.register(Echo("fa")), Echo("fb")
+        reader = NoteReader()
+        if not late:
+            b.add_role(reader)
+        transport.register(b)
+        if late:
+            b.add_role(reader)
+        for i in range(20):
+            Actor.send_frame(a, BOOK.id_of("fb"), FrameNote.TAG, encode(FrameNote(i)))
+        clock.run()
+        assert sorted(n for _, _, n in reader.got) == list(range(20))
+        assert {src for _, src, _ in reader.got} == {BOOK.id_of("fa")} and a.nid == BOOK.id_of("fa")
+        a.send("fb", Note(7, "y"))  # a message no role reads: the actor's handler, by address
+        clock.run()
+        assert [(src, n) for _, src, n in b.got] == [("fa", 7)]
+        transport.unregister("fb")
+        Actor.send_frame(a, BOOK.id_of("fb"), FrameNote.TAG, encode(FrameNote(99)))
+        clock.run()
+        assert len(reader.got) == 20 and transport.stats.undeliverable == 1
+
+    class Wide(Role):
+        FRAME_TAGS = (Note.TAG,)  # 240: its frames' second byte is not the tag
+
+    with pytest.raises(ValueError, match="below 128"):
+        Echo("fc").add_role(Wide())

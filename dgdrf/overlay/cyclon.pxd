@@ -54,7 +54,7 @@ cdef class Cyclon(Role):
     cpdef object random_peer(self)
     @cython.locals(cycle=cython.longlong, o=Py_ssize_t, oldest=cython.longlong, m=Py_ssize_t, j=Py_ssize_t, k=Py_ssize_t, out=Descriptors, sent=list)
     cpdef shuffle(self)
-    cpdef on_frame(self, str src, bytes data)
+    cpdef on_frame(self, long long src, bytes data)
     @cython.locals(sent=list, n=Py_ssize_t)
     cdef _replied(self, long long src)
     @cython.locals(cycle=cython.longlong, m=Py_ssize_t, j=Py_ssize_t, k=Py_ssize_t, out=Descriptors)

@@ -351,16 +351,16 @@ class Cyclon(Role):
         self._last_peer = oldest
         Actor.send_frame(self.actor, oldest, _SHUFFLE, out.frame(_SHUFFLE))
 
-    def on_frame(self, src: str, data: bytes) -> None:
-        """A shuffle's or a reply's frame (its second byte is the tag)."""
+    def on_frame(self, src: int, data: bytes) -> None:
+        """A shuffle's or a reply's frame from node id ``src`` (its second byte is the tag)."""
         if not cython.compiled:
-            self._received(data[1] == _SHUFFLE, self._book.id_of(src), _unpackb(data)[1])
+            self._received(data[1] == _SHUFFLE, src, _unpackb(data)[1])
             return
         _IN.read(data)
         if data[1] == _SHUFFLE:
-            self._shuffled(self._book.id_of(src))
+            self._shuffled(src)
         else:
-            self._replied(self._book.id_of(src))
+            self._replied(src)
 
     def on_CyclonShuffle(self, src: str, msg: CyclonShuffle) -> None:
         """A shuffle as a message object (network mode decodes and checks frames first)."""

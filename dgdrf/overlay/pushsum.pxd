@@ -51,7 +51,7 @@ cdef class PushSum(Role):
 
     @cython.locals(hs=list, i=Py_ssize_t, n=Py_ssize_t, s=list, x=object, h=object, peer=cython.longlong)
     cpdef round(self)
-    cpdef on_frame(self, str src, bytes data)
+    cpdef on_frame(self, long long src, bytes data)
     @cython.locals(s=list, received=list, n=Py_ssize_t, i=Py_ssize_t, h=object)
     cpdef _add(self, list hs, hw)
 

@@ -24,6 +24,7 @@ import msgpack
 from dgdrf.overlay.cyclon import Cyclon
 from dgdrf.overlay.messages import PushSumShare
 from dgdrf.runtime.actor import Actor, Role
+from dgdrf.runtime.addresses import BOOK
 
 try:
     import cython
@@ -102,14 +103,14 @@ class PushSum(Role):
             frame = _packb((_SHARE, [int_to_bytes(h) for h in hs], int_to_bytes(hw)))
         Actor.send_frame(self.actor, peer, _SHARE, frame)
 
-    def on_frame(self, src: str, data: bytes) -> None:
+    def on_frame(self, src: int, data: bytes) -> None:
         if cython.compiled:
             hs = _read_share(data, len(self.s))  # type: ignore[name-defined]  # pushsum.pxd's: [h..., hw], or None
             if hs is not None:
                 self._add(hs, hs.pop())
                 return
         arr = _unpackb(data)
-        self._received(src, arr[1], arr[2])
+        self._received(BOOK.names[src], arr[1], arr[2])
 
     def on_PushSumShare(self, src: str, msg: PushSumShare) -> None:
         self._received(src, msg.s, msg.w)

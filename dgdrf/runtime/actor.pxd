@@ -14,7 +14,7 @@ cdef class Context:
 
 
 cdef class FrameSink:
-    cpdef send_frame(self, str src, long long dst, long tag, bytes data)
+    cpdef send_frame(self, src, long long dst, long tag, bytes data)
 
 
 cdef class Role:
@@ -24,7 +24,7 @@ cdef class Role:
     # the name up in the instance's dictionary first, for an override (issue 34).
     cdef public Actor actor
 
-    cpdef on_frame(self, str src, bytes data)
+    cpdef on_frame(self, long long src, bytes data)
 
 
 cdef class Periodic(Event):
@@ -42,6 +42,7 @@ cdef class Periodic(Event):
 
 cdef class Actor:
     cdef public str address
+    cdef public object nid
     cdef public Context ctx
     cdef public list roles
     cdef public object _tsend

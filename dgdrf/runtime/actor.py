@@ -29,11 +29,13 @@ class Transport(Protocol):
 
 
 class FrameSink:
-    """A transport that also takes frames a role encoded itself, addressed by node id
+    """A transport that also takes frames a role encoded itself, from and to node ids
     (:mod:`dgdrf.runtime.addresses`): the hot messages' typed path (issue 34). Compiled,
-    an actor reaches a FrameSink (the local transport) by a C call."""
+    an actor reaches a FrameSink (the local transport) by a C call. ``src`` is the
+    sender's id as the book's own int object (:attr:`Actor.nid`): it travels with the
+    frame, so that the receiving role needs no lookup of an address string."""
 
-    def send_frame(self, src: str, dst: int, tag: int, data: bytes) -> None:
+    def send_frame(self, src: int, dst: int, tag: int, data: bytes) -> None:
         raise NotImplementedError
 
 
@@ -90,8 +92,8 @@ class Role:
     def on_stop(self) -> None:
         """Called when the hosting actor stops."""
 
-    def on_frame(self, src: str, data: bytes) -> None:
-        """A frame of one of ``FRAME_TAGS`` from ``src``, undecoded."""
+    def on_frame(self, src: int, data: bytes) -> None:
+        """A frame of one of ``FRAME_TAGS`` from node id ``src``, undecoded."""
         raise NotImplementedError(f"{type(self).__name__} lists FRAME_TAGS but reads no frame")
 
 
@@ -155,14 +157,14 @@ class _FramesAsMessages(FrameSink):
     def __init__(self, transport: Transport) -> None:
         self.transport = transport
 
-    def send_frame(self, src: str, dst: int, tag: int, data: bytes) -> None:
-        self.transport.send(src, BOOK.names[dst], messages.decode(data))
+    def send_frame(self, src: int, dst: int, tag: int, data: bytes) -> None:
+        self.transport.send(BOOK.names[src], BOOK.names[dst], messages.decode(data))
 
 
 class _Silenced(FrameSink):
     """What a stopped actor's frames go to: nowhere."""
 
-    def send_frame(self, src: str, dst: int, tag: int, data: bytes) -> None:
+    def send_frame(self, src: int, dst: int, tag: int, data: bytes) -> None:
         return None
 
 
@@ -183,6 +185,8 @@ class Actor:
 
     def __init__(self, address: str) -> None:
         self.address = address
+        #: this node's id (:mod:`dgdrf.runtime.addresses`), the book's own int object
+        self.nid: int = BOOK.id_object(address)
         self.ctx: Context = None  # type: ignore[assignment]  # set by attach()
         self.roles: list[Role] = []
         self._role_handlers: dict[type, Callable[[str, Any], None]] = _NO_ROLES
@@ -207,6 +211,8 @@ class Actor:
                 raise ValueError(f"{self.address}: two handlers for {cls.__name__}")
             self._role_handlers[cls] = getattr(role, name)
         for tag in role.FRAME_TAGS:
+            if not 0 <= tag < 128:  # a frame's second byte is its tag only for msgpack's fixints
+                raise ValueError(f"{self.address}: {type(role).__name__} reads the frames of tag {tag}, but roles read frames only for tags below 128")
             if self._frame_handlers is _NO_FRAMES:
                 self._frame_handlers = {}
             if tag in self._frame_handlers:
@@ -256,7 +262,7 @@ class Actor:
         Compiled roles call it as ``Actor.send_frame(actor, ...)``: through the class, the
         compiled build calls it in C without a cpdef method's check for a Python override,
         which looks the name up in the actor's own ``__dict__`` at every call."""
-        self._sink.send_frame(self.address, dst, tag, data)
+        self._sink.send_frame(self.nid, dst, tag, data)
 
     def receive(self, src: str, msg: Message) -> None:
         """Dispatch ``msg`` to its handler (the transport's fast path does the same)."""

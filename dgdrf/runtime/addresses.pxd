@@ -20,6 +20,7 @@ cdef class AddressBook:
     cdef long long[::1] _arena
 
     cpdef long long id_of(self, str address) except -1
+    cpdef object id_object(self, str address)
     cpdef str name(self, Py_ssize_t i)
     @cython.locals(i=Py_ssize_t)
     cdef long long _add(self, address) except -1

@@ -63,6 +63,15 @@ class AddressBook:
             return self._add(address)
         return i
 
+    def id_object(self, address: str) -> int:
+        """:meth:`id_of` as the int object the book holds: compiled, handing it on (in a
+        frame's delivery) makes no new int."""
+        i = self._ids.get(address)
+        if i is None:
+            self._add(address)
+            return self._ids[address]
+        return i
+
     def name(self, i: int) -> str:
         """The address of id ``i``."""
         return self.names[i]

@@ -186,9 +186,9 @@ class NetTransport(FrameSink):
     def send(self, src: str, dst: str, msg: Message) -> None:
         self._send(src, dst, msg.TAG, msg._encode(msg))
 
-    def send_frame(self, src: str, dst: int, tag: int, data: bytes) -> None:
-        """A frame a role encoded itself (issue 34's typed path), to node id ``dst``."""
-        self._send(src, BOOK.names[dst], tag, data)
+    def send_frame(self, src: int, dst: int, tag: int, data: bytes) -> None:
+        """A frame a role encoded itself (issue 34's typed path), from and to node ids."""
+        self._send(BOOK.names[src], BOOK.names[dst], tag, data)
 
     def _send(self, src: str, dst: str, tag: int, data: bytes) -> None:
         stats = self.report_stats if tag == REPORT_TAG else self.stats  # instrument apart from protocols

@@ -28,6 +28,7 @@ cdef class LocalTransport(FrameSink):
     cdef public object stats
     cdef public dict actors
     cdef list _by_id
+    cdef list _readers
     cdef public object reporter
     cdef object _rng
     cdef UniformLatency _latency
@@ -42,8 +43,8 @@ cdef class LocalTransport(FrameSink):
     cdef dict __dict__
 
     cpdef send(self, src, dst, msg)
-    @cython.locals(actor=Actor, clock=VirtualClock, by_id=list)
-    cpdef send_frame(self, str src, long long dst, long tag, bytes data)
+    @cython.locals(actor=Actor, clock=VirtualClock, by_id=list, table=list, deliver=Event)
+    cpdef send_frame(self, src, long long dst, long tag, bytes data)
     cdef long long _next_latency(self) except? -1
 
 
@@ -52,6 +53,11 @@ cdef class _Delivery(Event):
 
 
 @cython.locals(node=Actor, reader=object)
-cdef _deliver(actor, str src, bytes data)
+cdef _deliver(actor, src, bytes data)
+
+cdef class _FrameDelivery(Event):
+    cpdef fire(self, tuple args)
+
 
 cdef _Delivery _DELIVERY
+cdef _FrameDelivery _FRAME_DELIVERY

@@ -100,6 +100,11 @@ class LocalTransport(FrameSink):
         self.actors: dict[str, Actor] = {}
         #: node id (dgdrf.runtime.addresses) -> its actor here, or None: send_frame's table
         self._by_id: list[Actor | None] = []
+        #: frame tag -> (node id -> the role of that node that reads the tag's frames,
+        #: or None), or None for a tag no role reads: compiled, a frame goes straight to
+        #: its role (:class:`_FrameDelivery`), without touching the actor on its way; the
+        #: actor's own table (``Actor._frame_handlers``, :func:`_deliver`) stays the rule
+        self._readers: list[list[Role | None] | None] = [None] * 128
         self.reporter = reporter
         self._rng = rng
         self._latency = UniformLatency(latency[0], latency[1], rng.spawn(1)[0])
@@ -125,6 +130,13 @@ class LocalTransport(FrameSink):
         if i >= len(self._by_id):
             self._by_id.extend([None] * (i + 1 - len(self._by_id)))
         self._by_id[i] = actor
+        for tag, role in actor._frame_handlers.items():
+            table = self._readers[tag]
+            if table is None:
+                table = self._readers[tag] = []
+            if i >= len(table):
+                table.extend([None] * (i + 1 - len(table)))
+            table[i] = role
         actor.attach(Context(self.clock, self, self.reporter, rng if rng is not None else self._actor_seeds.spawn(1)[0]))
         return actor
 
@@ -133,12 +145,16 @@ class LocalTransport(FrameSink):
         any more. Returns it, or None if there is none."""
         actor = self.actors.pop(address, None)
         if actor is not None:
-            self._by_id[BOOK.id_of(address)] = None
+            i = BOOK.id_of(address)
+            self._by_id[i] = None
+            for table in self._readers:
+                if table is not None and i < len(table):
+                    table[i] = None
         return actor
 
-    def send_frame(self, src: str, dst: int, tag: int, data: bytes) -> None:
-        """Count the frame ``data`` (message tag ``tag``), and schedule its delivery to
-        node id ``dst`` after a drawn latency, or lose it (no such actor, a partition,
+    def send_frame(self, src: int, dst: int, tag: int, data: bytes) -> None:
+        """Count the frame ``data`` (message tag ``tag``) from node id ``src``, and
+        schedule its delivery to node id ``dst`` after a drawn latency, or lose it (no such actor, a partition,
         loss); duplicate it with the duplication probability. Every send comes here:
         :meth:`send` encodes a message object first, a hot role encodes its own frames."""
         self._count[tag] += 1
@@ -148,17 +164,22 @@ class LocalTransport(FrameSink):
         if actor is None:
             self.stats.undeliverable += 1
             return
-        if self._groups is not None and self._groups.get(src, 0) != self._groups.get(BOOK.names[dst], 0):
+        if self._groups is not None and self._groups.get(BOOK.names[src], 0) != self._groups.get(BOOK.names[dst], 0):
             self.stats.partitioned += 1
             return
         if self._loss is not None and self._loss.draw():
             self.stats.dropped += 1
             return
         clock = self.clock
-        clock.schedule_ticks(self._next_latency(), _DELIVERY, (actor, src, data))
+        deliver: Event = _DELIVERY
+        to: Any = actor
+        table = self._readers[tag] if 0 <= tag < 128 else None
+        if table is not None and dst < len(table) and table[dst] is not None:
+            deliver, to = _FRAME_DELIVERY, table[dst]
+        clock.schedule_ticks(self._next_latency(), deliver, (to, src, data))
         if self._dup is not None and self._dup.draw():
             self.stats.duplicated += 1
-            clock.schedule_ticks(self._next_latency(), _DELIVERY, (actor, src, data))
+            clock.schedule_ticks(self._next_latency(), deliver, (to, src, data))
 
     def send(self, src: str, dst: str, msg: Message) -> None:
         """Encode ``msg`` and send its frame to the actor at ``dst`` (:meth:`send_frame`).
@@ -166,7 +187,7 @@ class LocalTransport(FrameSink):
         The compiled build runs these methods; interpreted, each transport runs the
         closures :meth:`_make_send` builds instead, which take the same steps with every
         name bound to a local (no attribute lookups per message)."""
-        LocalTransport.send_frame(self, src, BOOK.id_of(dst), msg.TAG, msg._encode(msg))  # through the class: no override check
+        LocalTransport.send_frame(self, BOOK.id_object(src), BOOK.id_of(dst), msg.TAG, msg._encode(msg))  # through the class: no override check
 
     def _next_latency(self) -> int:
         """The next latency of the drawn block, in ticks."""
@@ -175,7 +196,7 @@ class LocalTransport(FrameSink):
         self._pos += 1
         return self._block[self._pos - 1]
 
-    def _make_send(self) -> tuple[Callable[[str, str, Message], None], Callable[[str, int, int, bytes], None], Callable[[dict[str, int] | None], None]]:
+    def _make_send(self) -> tuple[Callable[[str, str, Message], None], Callable[[int, int, int, bytes], None], Callable[[dict[str, int] | None], None]]:
         """The hot paths (:meth:`send`, :meth:`send_frame`) as closures over locals (no
         attribute lookups per message) that walk one block of latencies, and the setter
         of their partition (:meth:`set_partition` calls it)."""
@@ -189,7 +210,7 @@ class LocalTransport(FrameSink):
 
         by_id, names = self._by_id, BOOK.names
 
-        def send_frame(src: str, dst: int, tag: int, data: bytes) -> None:
+        def send_frame(src: int, dst: int, tag: int, data: bytes) -> None:
             nonlocal block, pos
             count[tag] += 1
             nbytes[tag] += len(data)
@@ -197,7 +218,7 @@ class LocalTransport(FrameSink):
             if actor is None:
                 stats.undeliverable += 1
                 return
-            if groups is not None and groups.get(src, 0) != groups.get(names[dst], 0):
+            if groups is not None and groups.get(names[src], 0) != groups.get(names[dst], 0):
                 stats.partitioned += 1
                 return
             if loss is not None and loss():
@@ -214,10 +235,10 @@ class LocalTransport(FrameSink):
                 pos += 1
                 schedule(block[pos - 1], deliver, (actor, src, data))
 
-        id_of = BOOK.id_of
+        id_of, id_object = BOOK.id_of, BOOK.id_object
 
         def send(src: str, dst: str, msg: Message) -> None:
-            send_frame(src, id_of(dst), msg.TAG, msg._encode(msg))
+            send_frame(id_object(src), id_of(dst), msg.TAG, msg._encode(msg))
 
         def set_groups(new: dict[str, int] | None) -> None:
             nonlocal groups
@@ -257,11 +278,12 @@ class LocalTransport(FrameSink):
         return self.stats.summary()
 
 
-def _deliver(actor: Actor, src: str, data: bytes) -> None:
-    """Decode a frame and run its handler (the receiving side of the wire). A frame of a
-    type a role reads itself (``Role.FRAME_TAGS``) goes to it undecoded: every frame is
-    ``[tag, ...]`` with a tag below 128 and at most 15 fields, so its second byte is the
-    tag."""
+def _deliver(actor: Actor, src: int, data: bytes) -> None:
+    """Decode a frame from node id ``src`` and run its handler (the receiving side of the
+    wire). A frame of a type a role reads itself (``Role.FRAME_TAGS``) goes to it
+    undecoded, with the sender's id: every frame is ``[tag, ...]`` with a tag below 128
+    and at most 15 fields, so its second byte is the tag. A message object's handler gets
+    the sender's address."""
     node = cython.cast(Actor, actor) if cython.compiled else actor  # compiled: the handler tables are read in C
     if node._frame_handlers:
         reader = node._frame_handlers.get(data[1])
@@ -270,15 +292,16 @@ def _deliver(actor: Actor, src: str, data: bytes) -> None:
             return
     arr = _unpackb(data)
     msg = _DECODERS[arr[0]](arr)
+    name = BOOK.names[src]
     own = node._own_handlers.get(msg.__class__)
     if own is not None:
-        own(actor, src, msg)
+        own(actor, name, msg)
         return
     role = node._role_handlers.get(msg.__class__)
     if role is not None:
-        role(src, msg)
+        role(name, msg)
     else:
-        actor.receive(src, msg)  # unhandled: reported
+        actor.receive(name, msg)  # unhandled: reported
 
 
 class _Delivery(Event):
@@ -290,4 +313,16 @@ class _Delivery(Event):
         _deliver(args[0], args[1], args[2])
 
 
+class _FrameDelivery(Event):
+    """A frame's delivery straight to the role that reads it (``LocalTransport._readers``):
+    (role, src, frame) -> ``role.on_frame(src, frame)``, what :func:`_deliver` does for
+    it through the actor."""
+
+    __slots__ = ()
+
+    def fire(self, args: tuple) -> None:
+        (cython.cast(Role, args[0]) if cython.compiled else args[0]).on_frame(args[1], args[2])
+
+
 _DELIVERY = _Delivery()
+_FRAME_DELIVERY = _FrameDelivery()
