@@ -4,6 +4,10 @@
 cimport cython
 from dgdrf.runtime.actor cimport Actor, FrameSink, Role
 from dgdrf.runtime.clock cimport Event, VirtualClock
+from dgdrf.runtime.addresses cimport AddressBook
+
+# the process's address book, typed: its lookups are C calls
+cdef AddressBook BOOK
 
 
 cdef class UniformLatency:
