@@ -66,8 +66,6 @@ _SHUFFLE = CyclonShuffle.TAG
 _REPLY = CyclonReply.TAG
 #: fields per view entry in Cyclon._v: id (-1: a gap a merge left), birth, profile's birth
 _W = 3
-
-
 #: scratch shared by every Cyclon (see the module's docstring)
 _IN = Descriptors(64)
 _OUT = Descriptors(64)
@@ -177,6 +175,7 @@ class Cyclon(Role):
             return [(names[i], e[2]) for i, e in self._d.items()]
         return [(names[v[_W * k]], vprof[k]) for k in range(self._vn)]
 
+    # -- the compiled build's view (the interpreted build keeps its dictionary, _d) ----------
     # The arrays are used through self, not bound to locals: a memoryview bound to a
     # local costs the compiled build an acquisition per call.
     def _find(self, i: int) -> int:
@@ -236,8 +235,7 @@ class Cyclon(Role):
         if 3 * k > n:
             for j in range(k):  # partial Fisher-Yates, in place
                 x = self._random()
-                # int() truncates: compiled, a C cast (int() would make a Python int)
-                r = j + (cython.cast(cython.Py_ssize_t, x * (n - j)) if cython.compiled else int(x * (n - j)))
+                r = j + cython.cast(cython.Py_ssize_t, x * (n - j))  # int(): truncation
                 t = _PERM[j]
                 _PERM[j] = _PERM[r]
                 _PERM[r] = t
@@ -323,12 +321,12 @@ class Cyclon(Role):
             return
         mine = self.profile() if self.profile is not None else None
         if not cython.compiled:  # interpreted: the same on the dictionary, framed by msgpack
-            d, names = self._d, self._book.names
+            d = self._d
             oldest = _oldest_of(d)
             del d[oldest]
             self._vn -= 1
             sent = _sample(list(d), self.l - 1, self._rnd.random)
-            entries = [(names[i], cycle - d[i][0], d[i][2]) for i in sent]
+            entries = self._described(sent)
             entries.append((self.me, 0, mine))
             self._sent[oldest] = sent
             self._last_peer = oldest
@@ -446,7 +444,6 @@ class Cyclon(Role):
         _mark(self, False)
         self._close()
 
-
     # -- the interpreted build ----------------------------------------------------------
     def _received(self, shuffle: bool, src: int, entries: list) -> None:
         """Interpreted, :meth:`_shuffled` (``shuffle``) or :meth:`_replied` on the decoded
@@ -455,13 +452,17 @@ class Cyclon(Role):
         if shuffle:
             self.alone = False
             self._last_peer = src
-            d, names, cycle = self._d, self._book.names, self.cycle
-            sent = _sample(list(d), self.l, self._rnd.random)
-            reply = [(names[i], cycle - d[i][0], d[i][2]) for i in sent]
-            Actor.send_frame(self.actor, src, _REPLY, _packb((_REPLY, reply)))
+            sent = _sample(list(self._d), self.l, self._rnd.random)
+            Actor.send_frame(self.actor, src, _REPLY, _packb((_REPLY, self._described(sent))))
         else:
             sent = self._sent.pop(src, [])
         self._merge_entries(entries, sent)
+
+    def _described(self, ids: list[int]) -> list[tuple[str, int, Any]]:
+        """The interpreted view's entries of ``ids`` as a frame's descriptors (address,
+        age, profile)."""
+        d, names, cycle = self._d, self._book.names, self.cycle
+        return [(names[i], cycle - d[i][0], d[i][2]) for i in ids]
 
     def _merge_entries(self, entries: list, sent: list[int]) -> None:
         """:meth:`_merge` of decoded ``[address, age, profile]`` entries, on the dictionary

@@ -69,7 +69,7 @@ class AddressBook:
         i = self._ids.get(address)
         if i is None:
             self._add(address)
-            return self._ids[address]
+            i = self._ids[address]
         return i
 
     def name(self, i: int) -> str:

@@ -126,7 +126,7 @@ class LocalTransport(FrameSink):
         if actor.address in self.actors:
             raise ConfigError(f"two actors with address {actor.address!r}")
         self.actors[actor.address] = actor
-        i = BOOK.id_of(actor.address)
+        i = actor.nid
         if i >= len(self._by_id):
             self._by_id.extend([None] * (i + 1 - len(self._by_id)))
         self._by_id[i] = actor
@@ -154,9 +154,10 @@ class LocalTransport(FrameSink):
 
     def send_frame(self, src: int, dst: int, tag: int, data: bytes) -> None:
         """Count the frame ``data`` (message tag ``tag``) from node id ``src``, and
-        schedule its delivery to node id ``dst`` after a drawn latency, or lose it (no such actor, a partition,
-        loss); duplicate it with the duplication probability. Every send comes here:
-        :meth:`send` encodes a message object first, a hot role encodes its own frames."""
+        schedule its delivery to node id ``dst`` after a drawn latency, or lose it (no such
+        actor, a partition, loss); duplicate it with the duplication probability. Every
+        send comes here: :meth:`send` encodes a message object first, a hot role encodes
+        its own frames."""
         self._count[tag] += 1
         self._nbytes[tag] += len(data)
         by_id = self._by_id
