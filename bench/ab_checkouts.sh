@@ -6,8 +6,13 @@
 # For a change to a hot path (the message loop): was it free?
 #
 #   A=/tmp/old-checkout [B=.] [REPEAT=3] bench/ab_checkouts.sh > bench/results/ab-NAME.txt
+#   A=/tmp/old-checkout RUNS="cyclon10000 pushsum10000" CORES=compiled bench/ab_checkouts.sh
+#
+# RUNS: which runs (default: cyclon5000 pushsum5000 dgdrf1000; also cyclon10000 and
+# pushsum10000, compare.sh's 10k gossip workloads); CORES: compiled, pure or both (default).
 set -euo pipefail
 a="${A:?set A to the other checkout (built)}"; b="${B:-.}"; repeat="${REPEAT:-3}"
+want="${RUNS:-cyclon5000 pushsum5000 dgdrf1000}"; cores="${CORES:-compiled pure}"
 out="$(mktemp -d)"
 rev() { git -C "$1" rev-parse --short HEAD; }
 echo "# $(date -u +%Y-%m-%dT%H:%MZ), A = $(rev "$a"), B = $(rev "$b"), $(nproc) cpus, load $(cut -d' ' -f1 /proc/loadavg), $repeat alternations"
@@ -15,13 +20,17 @@ runs=(
   "cyclon5000|overlay --protocol cyclon --nodes 5000 --cycles 20 --view-size 20 --shuffle-length 8"
   "pushsum5000|overlay --protocol pushsum --nodes 5000 --cycles 30"
   "dgdrf1000|run --servers 1000 --users 79 --policy dgdrf --neighbors 4 --max-time 15 --quiet"
+  "cyclon10000|overlay --protocol cyclon --nodes 10000 --cycles 100 --view-size 20 --shuffle-length 8 --metrics-every 100"
+  "pushsum10000|overlay --protocol pushsum --nodes 10000 --cycles 30 --metrics-every 30"
 )
 wall() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d=d[0] if isinstance(d,list) else d; print(d['wall_s'])" "$1"; }
 median() { python3 -c "import statistics,sys; print(f'{statistics.median(map(float, sys.argv[1:])):.3f}')" "$@"; }
 printf "%-12s %-8s %24s %24s %8s\n" run core "A wall_s (each)" "B wall_s (each)" "B/A"
 for r in "${runs[@]}"; do
   name="${r%%|*}"; cmd="${r#*|}"
-  for pure in 0 1; do
+  [[ " $want " == *" $name "* ]] || continue
+  for core in $cores; do
+    case "$core" in compiled) pure=0 ;; pure) pure=1 ;; *) echo "ab_checkouts.sh: CORES takes compiled and pure, got $core" >&2; exit 2 ;; esac
     as=(); bs=()
     for i in $(seq "$repeat"); do
       (cd "$a" && DGDRF_PURE=$pure .venv/bin/python -m dgdrf $cmd --json "$out/a.json" > /dev/null 2>&1); as+=("$(wall "$out/a.json")")
