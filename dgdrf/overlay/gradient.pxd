@@ -1,11 +1,49 @@
 # C types of gradient.py for the compiled build (Cython augmenting declarations: the .py
 # file is the source). Fields read or set from Python code are public.
+# _exchange_frame and _read_exchange are the exchange frames' typed codec (issue 34):
+# msgpack's bytes of [tag, utility, stamp, [[address, utility, stamp], ...]] (a
+# GradientShuffle or GradientReply), written from the view and read into descriptors whose
+# addresses are the address book's own strings; None where only msgpack's general path
+# goes (gradient.py then takes it).
 
 cimport cython
-from dgdrf.runtime.actor cimport Role
+from libc.string cimport memcpy
+from libc.stdint cimport uint64_t
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE, PyBytes_FromStringAndSize
+from cpython.long cimport PyLong_AsLongLongAndOverflow
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize
+from dgdrf.runtime.actor cimport Actor, Role
+from dgdrf.runtime.addresses cimport AddressBook, find_utf8
 from dgdrf.overlay.cyclon cimport Cyclon
+from dgdrf.overlay.descriptors cimport _put_uint, _uint_size, _put_be, _get_be
+
+cdef extern from *:
+    """
+    /* zlib's crc32(crc, buf, len) (CRC-32 of ISO 3309, reflected polynomial 0xEDB88320),
+       by a table of 256 words made on first use: eq. 3.9's tie-break hashes an address at
+       every ranking, and calling zlib.crc32 made a bytes object and a Python call each time. */
+    static unsigned int dgdrf_crc_table[256];
+    static int dgdrf_crc_ready = 0;
+    static unsigned int dgdrf_crc32(unsigned int crc, const unsigned char *p, Py_ssize_t n) {
+        if (!dgdrf_crc_ready) {
+            for (unsigned int i = 0; i < 256; i++) {
+                unsigned int c = i;
+                for (int k = 0; k < 8; k++) c = (c & 1) ? 0xEDB88320U ^ (c >> 1) : c >> 1;
+                dgdrf_crc_table[i] = c;
+            }
+            dgdrf_crc_ready = 1;
+        }
+        crc = ~crc;
+        while (n-- > 0) crc = dgdrf_crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+        return ~crc;
+    }
+    """
+    unsigned int dgdrf_crc32(unsigned int crc, const unsigned char* p, Py_ssize_t n) noexcept nogil
 
 cdef double _NEG_INF
+cdef AddressBook BOOK
+cdef long _SHUFFLE
+cdef long _REPLY
 
 
 cdef class GradientBase(Role):
@@ -21,7 +59,8 @@ cdef class GradientBase(Role):
     cdef public object rnd
     cdef public object stop_after
     cdef public str me
-    cdef public object _salt_crc
+    cdef public unsigned int _salt_crc
+    cdef AddressBook _book
 
     @cython.locals(sample=dict, own=double)
     cpdef bint is_centre(self) except -1
@@ -44,6 +83,11 @@ cdef class Gradient(GradientBase):
     cdef public object _last_selection
 
     cpdef tuple _descriptor(self)
+    cdef _send_exchange(self, long long dst, long tag, u, s)
+    @cython.locals(got=tuple)
+    cpdef on_frame(self, long long src, bytes data)
+    cdef _answer(self, long long src_id, str src, utility, stamp, entries)
+    cdef _replied(self, str src, utility, stamp, entries)
     cpdef list _entries(self)
     @cython.locals(fresh=dict, gone=dict, view=dict, suspects=dict, heard=dict, known=tuple)
     cpdef _merge(self, src, utility, stamp, entries)
@@ -61,6 +105,8 @@ cdef class Gradient(GradientBase):
     cpdef _reselect(self, dict extra, own, worst)
 
 
+cpdef bytes exchange_frame(long tag, u, s, dict view)
+cpdef tuple read_exchange(bytes data)
 cpdef Py_ssize_t _count_missing(dict keys, dict of) except -1
 cpdef bint _shadows(dict extra, dict fresh, dict view) except -1
 
@@ -68,3 +114,215 @@ cpdef bint _shadows(dict extra, dict fresh, dict view) except -1
 cpdef object choice(rnd, list seq)
 @cython.locals(u=double, t=cython.longlong, own=double)
 cpdef tuple _preference(u, t, addr, own)
+
+
+cdef inline Py_ssize_t _int_size(long long v) noexcept nogil:
+    """The bytes of msgpack's encoding of the integer ``v``."""
+    if v >= 0:
+        return _uint_size(<unsigned long long>v)
+    if v >= -32:
+        return 1
+    return 2 if v >= -128 else 3 if v >= -32768 else 5 if v >= -2147483648LL else 9
+
+
+cdef inline unsigned char* _put_int(unsigned char* q, long long v) noexcept nogil:
+    """msgpack's encoding of the integer ``v``: as :func:`_put_uint` when non-negative, else
+    a negative fixint or the int8/16/32/64 marker (0xd0-0xd3) and its two's complement
+    bytes (msgpack's pack_template, as its Python packer writes an int)."""
+    cdef Py_ssize_t n
+    if v >= 0:
+        return _put_uint(q, <unsigned long long>v)
+    if v >= -32:
+        q[0] = <unsigned char>(v & 0xff)
+        return q + 1
+    n = 1 if v >= -128 else 2 if v >= -32768 else 4 if v >= -2147483648LL else 8
+    q[0] = <unsigned char>(0xd0 if n == 1 else 0xd1 if n == 2 else 0xd2 if n == 4 else 0xd3)
+    _put_be(q + 1, <unsigned long long>v, n)
+    return q + 1 + n
+
+
+cdef inline unsigned char* _put_double(unsigned char* q, double x) noexcept nogil:
+    cdef uint64_t bits
+    memcpy(&bits, &x, 8)
+    q[0] = 0xcb
+    _put_be(q + 1, bits, 8)
+    return q + 9
+
+
+cdef inline bint _small_int(object v, long long* out) noexcept:
+    """Whether ``v`` is an int that fits a long long (then in ``out``)."""
+    cdef int overflow = 0
+    if type(v) is not int:
+        return False
+    out[0] = PyLong_AsLongLongAndOverflow(v, &overflow)
+    return overflow == 0
+
+
+cdef inline object _exchange_frame(long tag, object u, object s, dict view):
+    """msgpack's frame of [tag, u, s, [[address, utility, stamp] for each entry of
+    ``view``]] (address -> (utility, stamp)), or None: a utility not a float, a stamp not
+    a 64-bit int, an address of 2**16 bytes or more, a view of 2**16 entries or more."""
+    cdef Py_ssize_t n = len(view), size, ln
+    cdef long long sv = 0, ev = 0
+    cdef const char* a
+    cdef object addr, d
+    cdef tuple t
+    cdef bytes out
+    cdef unsigned char* q
+    if tag < 0 or tag >= 128 or n >= 65536 or type(u) is not float or not _small_int(s, &sv):
+        return None
+    size = 2 + 9 + _int_size(sv) + (1 if n < 16 else 3)
+    for addr, d in view.items():
+        if type(addr) is not str or type(d) is not tuple or len(<tuple>d) != 2:
+            return None
+        t = <tuple>d
+        if type(t[0]) is not float or not _small_int(t[1], &ev):
+            return None
+        PyUnicode_AsUTF8AndSize(addr, &ln)
+        if ln >= 65536:
+            return None
+        size += 1 + (1 if ln < 32 else 2 if ln < 256 else 3) + ln + 9 + _int_size(ev)
+    out = PyBytes_FromStringAndSize(NULL, size)
+    q = <unsigned char*>PyBytes_AS_STRING(out)
+    q[0] = 0x94
+    q[1] = <unsigned char>tag
+    q = _put_int(_put_double(q + 2, <double>u), sv)
+    if n < 16:
+        q[0] = <unsigned char>(0x90 | n)
+        q += 1
+    else:
+        q[0] = 0xdc
+        _put_be(q + 1, <unsigned long long>n, 2)
+        q += 3
+    for addr, d in view.items():
+        t = <tuple>d
+        a = PyUnicode_AsUTF8AndSize(addr, &ln)
+        q[0] = 0x93
+        if ln < 32:
+            q[1] = <unsigned char>(0xa0 | ln)
+            q += 2
+        elif ln < 256:
+            q[1] = 0xd9
+            q[2] = <unsigned char>ln
+            q += 3
+        else:
+            q[1] = 0xda
+            _put_be(q + 2, <unsigned long long>ln, 2)
+            q += 4
+        memcpy(q, a, ln)
+        _small_int(t[1], &ev)
+        q = _put_int(_put_double(q + ln, <double>t[0]), ev)
+    return out
+
+
+cdef inline Py_ssize_t _get_double(const unsigned char* p, Py_ssize_t size, Py_ssize_t pos, double* out) noexcept nogil:
+    """A msgpack float64 at ``pos``: the position after it, or -1 for anything else."""
+    cdef uint64_t bits
+    if pos + 9 > size or p[pos] != 0xcb:
+        return -1
+    bits = _get_be(p + pos + 1, 8)
+    memcpy(out, &bits, 8)
+    return pos + 9
+
+
+cdef inline Py_ssize_t _get_int(const unsigned char* p, Py_ssize_t size, Py_ssize_t pos, long long* out) noexcept nogil:
+    """A msgpack integer that fits a long long at ``pos``: the position after it, or -1."""
+    cdef unsigned char b
+    cdef Py_ssize_t n
+    cdef unsigned long long v
+    if pos >= size:
+        return -1
+    b = p[pos]
+    if b < 0x80 or b >= 0xe0:  # positive or negative fixint
+        out[0] = <signed char>b
+        return pos + 1
+    if 0xcc <= b <= 0xd3:
+        n = 1 << ((b - 0xcc) & 3)
+        if pos + 1 + n > size:
+            return -1
+        v = _get_be(p + pos + 1, n)
+        if b <= 0xcf:
+            if v >= (1ULL << 63):
+                return -1
+            out[0] = <long long>v
+        elif n == 1:
+            out[0] = <signed char>v
+        elif n == 2:
+            out[0] = <short>v
+        elif n == 4:
+            out[0] = <int>v
+        else:
+            out[0] = <long long>v
+        return pos + 1 + n
+    return -1
+
+
+cdef inline object _read_exchange(AddressBook book, bytes data):
+    """(utility, stamp, entries) of an exchange frame, each entry a tuple (address,
+    utility, stamp) whose address is the book's own string; or None for a frame of
+    another shape (utilities not float64, for one: msgpack's general path reads it)."""
+    cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t size = PyBytes_GET_SIZE(data), pos, n, k, ln
+    cdef unsigned char b
+    cdef double u, x
+    cdef long long s, t, i
+    cdef list entries
+    if size < 3 or p[0] != 0x94 or p[1] >= 0x80:
+        return None
+    pos = _get_double(p, size, 2, &u)
+    if pos < 0:
+        return None
+    pos = _get_int(p, size, pos, &s)
+    if pos < 0 or pos >= size:
+        return None
+    b = p[pos]
+    if b & 0xf0 == 0x90:
+        n = b & 0x0f
+        pos += 1
+    elif b == 0xdc and pos + 3 <= size:
+        n = <Py_ssize_t>_get_be(p + pos + 1, 2)
+        pos += 3
+    else:
+        return None
+    entries = []
+    for k in range(n):
+        if pos + 2 > size or p[pos] != 0x93:
+            return None
+        b = p[pos + 1]
+        if b & 0xe0 == 0xa0:
+            ln = b & 0x1f
+            pos += 2
+        elif b == 0xd9 and pos + 3 <= size:
+            ln = p[pos + 2]
+            pos += 3
+        elif b == 0xda and pos + 4 <= size:
+            ln = <Py_ssize_t>_get_be(p + pos + 2, 2)
+            pos += 4
+        else:
+            return None
+        if pos + ln > size:
+            return None
+        i = find_utf8(book, p + pos, ln)
+        if i < 0:
+            try:
+                i = book.id_of((<bytes>p[pos:pos + ln]).decode("utf-8"))
+            except UnicodeDecodeError:
+                return None
+        pos = _get_double(p, size, pos + ln, &x)
+        if pos < 0:
+            return None
+        pos = _get_int(p, size, pos, &t)
+        if pos < 0:
+            return None
+        entries.append((book.names[i], x, t))
+    if pos != size:
+        return None
+    return (u, s, entries)
+
+
+cdef inline object _crc32_of(str addr, unsigned int salt):
+    """``zlib.crc32(addr.encode(), salt)``: the UTF-8 bytes are the string's own (CPython
+    keeps them for ASCII strings), so no bytes object is made."""
+    cdef Py_ssize_t n
+    cdef const char* p = PyUnicode_AsUTF8AndSize(addr, &n)
+    return dgdrf_crc32(salt, <const unsigned char*>p, n)
