@@ -41,6 +41,7 @@ cdef extern from *:
     unsigned int dgdrf_crc32(unsigned int crc, const unsigned char* p, Py_ssize_t n) noexcept nogil
 
 cdef double _NEG_INF
+cdef double _INF
 cdef AddressBook BOOK
 cdef long _SHUFFLE
 cdef long _REPLY
@@ -94,14 +95,14 @@ cdef class Gradient(GradientBase):
     cpdef tuple _key(self, addr, u)
     cpdef _rank(self, addr, u)
     cpdef _unrank(self, addr)
-    @cython.locals(fresh=dict, extra=dict, source=dict, above=list, below=list, ranked=list, best=list, view=dict, P=Py_ssize_t, start=Py_ssize_t, taken=Py_ssize_t, i=Py_ssize_t, need=Py_ssize_t)
+    @cython.locals(fresh=dict, extra=dict, source=dict, above=list, below=list, ranked=list, best=list, view=dict, P=Py_ssize_t, start=Py_ssize_t, taken=Py_ssize_t, i=Py_ssize_t, need=Py_ssize_t, desc=tuple, held=tuple, k=tuple)
     cpdef _select(self, dict heard=*, own=*)
-    @cython.locals(fresh=dict, view=dict, key=tuple, keys=list, P=Py_ssize_t, taken=Py_ssize_t)
+    @cython.locals(fresh=dict, view=dict, key=tuple, keys=list, P=Py_ssize_t, taken=Py_ssize_t, desc=tuple, i=Py_ssize_t)
     cpdef _select_idle(self, dict extra)
     cpdef _remember(self, addr, u)
     @cython.locals(by_tiebreak=list)
     cpdef _drop(self, addr)
-    @cython.locals(view=dict, fresh=dict, out=dict)
+    @cython.locals(view=dict, fresh=dict, out=dict, desc=tuple, held=tuple)
     cpdef _reselect(self, dict extra, own, worst)
 
 

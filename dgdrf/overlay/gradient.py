@@ -60,6 +60,7 @@ except ImportError:  # interpreted without Cython installed
 
 NO_STAMP = -1  # a utility heard second-hand from peer sampling: older than any stamped one
 _NEG_INF = -math.inf
+_INF = math.inf
 _HELD_IDLE = (_NEG_INF, NO_STAMP)
 _SHUFFLE = GradientShuffle.TAG
 _REPLY = GradientReply.TAG
@@ -107,6 +108,11 @@ def idle_order(u: float, t: int, addr: str) -> tuple[bool, int, str]:
     smallest preferred: every node with users first, by tie-break alone (all infinitely
     far above), then the nodes without users, by tie-break."""
     return (u == _NEG_INF, t, addr)
+
+
+#: added to a node's tie-break (a CRC-32, below 2**32) to rank it as :func:`idle_order`
+#: does when its utility is -inf: (tie-break, address) keys then sort in that order
+_IDLE_LAST = 1 << 32
 
 
 #: Raised whenever the preference of eq. 3.9 changes (both gradients use it), so that
@@ -265,7 +271,7 @@ class GradientBase(Role):
         self.actor.after(self.validation_timeout, self._expire, cid)
 
     def _finite_view(self) -> dict[str, float]:
-        return {a: u for a, (u, _) in self.sample.items() if u != -math.inf}
+        return {a: u for a, (u, _) in self.sample.items() if u != _NEG_INF}
 
     def _expire(self, cid: int) -> None:
         done = self._checks.pop(cid, None)
@@ -346,7 +352,7 @@ class Gradient(GradientBase):
         A node of utility -inf (eq. 4.2: a server without users) starts no rounds when
         ``idle_quiet`` is set; it still answers others' (thesis 4.3: only servers with
         users need to ask their neighbours)."""
-        if self.idle_quiet and self.utility() == -math.inf:
+        if self.idle_quiet and self.utility() == _NEG_INF:
             return
         if self.sampler is not None:
             me = self.me
@@ -428,7 +434,7 @@ class Gradient(GradientBase):
         if limit is None:  # the default: unbounded while this node competes for the centre
             if len(fresh) >= self._idle_limit:
                 own = self.utility()
-            limit = self._idle_limit if own == -math.inf else math.inf
+            limit = self._idle_limit if own == _NEG_INF else _INF
         suspects = self._suspects
         heard: dict[str, tuple[float, int]] = {}
         for addr, u, s in [[src, utility, stamp], *entries]:
@@ -441,14 +447,14 @@ class Gradient(GradientBase):
             if gone and addr in gone:
                 if s <= gone[addr]:
                     continue  # stale news of a node that left the gradient
-                if u != -math.inf:
+                if u != _NEG_INF:
                     del gone[addr]  # it has users that can allocate again
             heard[addr] = (u, s)
             if not limit:
                 continue
             known = fresh.get(addr)
             if known is None or s > known[1]:
-                if u == -math.inf:
+                if u == _NEG_INF:
                     if known is not None or view.get(addr, _HELD_IDLE)[0] != _NEG_INF:
                         gone[addr] = s  # only nodes held as finite: an idle one has no older finite news
                     if known is not None:
@@ -594,25 +600,24 @@ class Gradient(GradientBase):
         ``extra``'s few instead of the whole memory (on clusters where most servers
         have no users, this is the emulation's commonest selection)."""
         fresh, P = self._fresh, self.P
-        key: tuple  # a (tie-break, address) of _by_tiebreak, then a (-inf, tie-break, address) of keys
+        key: tuple  # (tie-break, address), the tie-break raised by _IDLE_LAST for a node of utility -inf
         desc: tuple[float, int] | None
         keys = []
         for addr, desc in extra.items():
             t = self.tiebreak_of(addr)
-            keys.append((desc[0] == _NEG_INF, t, addr))
+            keys.append((t + _IDLE_LAST if desc[0] == _NEG_INF else t, addr))
         taken = 0
         for key in self._by_tiebreak:
             if taken == P:
                 break
-            addr = key[1]
-            if addr in extra:
+            if key[1] in extra:
                 continue  # superseded by a fresher descriptor in extra
-            keys.append((False, key[0], addr))
+            keys.append(key)  # remembered: of finite utility, its key as it is
             taken += 1
         keys.sort()
         view = {}
-        for key in keys[:P]:
-            addr = key[2]
+        for i in range(min(P, len(keys))):
+            addr = keys[i][1]
             desc = extra.get(addr)
             view[addr] = desc if desc is not None else fresh[addr]
         self.view = view

@@ -7,6 +7,7 @@ cimport cython
 cdef class HomeUsers:
     cdef public dict users
     cdef public object _lowest
+    cdef public double _utility
     cdef public bint _stale
 
     @cython.locals(best=object, key=tuple)

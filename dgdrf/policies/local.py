@@ -91,12 +91,14 @@ class HomeUser:
 class HomeUsers:
     """The users a server is home to (thesis 4.3: U_l).
 
-    The lowest placeable user is cached: the gradient asks for the utility many times
-    per tick, and it changes only when a user reports a share or gets stuck."""
+    The lowest placeable user and the utility it gives are cached: the gradient asks for
+    the utility many times per tick, and it changes only when a user reports a share or
+    gets stuck."""
 
     def __init__(self) -> None:
         self.users: dict[str, HomeUser] = {}
         self._lowest: tuple[str, HomeUser] | None = None
+        self._utility = -INF
         self._stale = False
 
     def submit(self, msg: TaskRequest) -> bool:
@@ -147,6 +149,7 @@ class HomeUsers:
                 if best is None or key < best[0]:
                     best = (key, uid, u)
             self._lowest = None if best is None else (best[1], best[2])
+            self._utility = -INF if best is None else -(best[2].share + TIE_SCALE * tie_break(best[1]))
             self._stale = False
         return self._lowest
 
@@ -156,12 +159,10 @@ class HomeUsers:
         return INF if low is None else low[1].share
 
     def utility(self) -> float:
-        """Eq. 4.2 with a tie-break below any real difference in shares."""
-        low = self.lowest()
-        if low is None:
-            return -INF
-        uid, u = low
-        return -(u.share + TIE_SCALE * tie_break(uid))
+        """Eq. 4.2 with a tie-break below any real difference in shares: minus the lowest
+        user's share and its tie-break, -inf without one (computed with the lowest user)."""
+        self.lowest()
+        return self._utility
 
 
 @dataclass
