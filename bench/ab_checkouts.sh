@@ -9,7 +9,8 @@
 #   A=/tmp/old-checkout RUNS="cyclon10000 pushsum10000" CORES=compiled bench/ab_checkouts.sh
 #
 # RUNS: which runs (default: cyclon5000 pushsum5000 dgdrf1000; also cyclon10000 and
-# pushsum10000, compare.sh's 10k gossip workloads); CORES: compiled, pure or both (default).
+# pushsum10000, compare.sh's 10k gossip workloads, and grid100dgdrf and grid100pdgdrf, two
+# runs of the thesis grid to saturation, P = 4, 1.5 and 3 minutes before issue 34); CORES: compiled, pure or both (default).
 set -euo pipefail
 a="${A:?set A to the other checkout (built)}"; b="${B:-.}"; repeat="${REPEAT:-3}"
 want="${RUNS:-cyclon5000 pushsum5000 dgdrf1000}"; cores="${CORES:-compiled pure}"
@@ -22,6 +23,8 @@ runs=(
   "dgdrf1000|run --servers 1000 --users 79 --policy dgdrf --neighbors 4 --max-time 15 --quiet"
   "cyclon10000|overlay --protocol cyclon --nodes 10000 --cycles 100 --view-size 20 --shuffle-length 8 --metrics-every 100"
   "pushsum10000|overlay --protocol pushsum --nodes 10000 --cycles 30 --metrics-every 30"
+  "grid100dgdrf|run --scenario configs/thesis-100x20.toml --policy dgdrf --neighbors 4 --seed 1 --quiet"
+  "grid100pdgdrf|run --scenario configs/thesis-100x20.toml --policy pdgdrf --neighbors 4 --seed 1 --quiet"
 )
 wall() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d=d[0] if isinstance(d,list) else d; print(d['wall_s'])" "$1"; }
 median() { python3 -c "import statistics,sys; print(f'{statistics.median(map(float, sys.argv[1:])):.3f}')" "$@"; }

@@ -97,13 +97,15 @@ cdef class Gradient(GradientBase):
     cpdef _unrank(self, addr)
     @cython.locals(fresh=dict, extra=dict, source=dict, above=list, below=list, ranked=list, best=list, view=dict, P=Py_ssize_t, start=Py_ssize_t, taken=Py_ssize_t, i=Py_ssize_t, need=Py_ssize_t, desc=tuple, held=tuple, k=tuple)
     cpdef _select(self, dict heard=*, own=*)
-    @cython.locals(fresh=dict, view=dict, key=tuple, keys=list, P=Py_ssize_t, taken=Py_ssize_t, desc=tuple, i=Py_ssize_t)
+    @cython.locals(fresh=dict, view=dict, key=tuple, keys=list, P=Py_ssize_t, taken=Py_ssize_t, desc=tuple, i=Py_ssize_t, u=double)
     cpdef _select_idle(self, dict extra)
     cpdef _remember(self, addr, u)
     @cython.locals(by_tiebreak=list)
     cpdef _drop(self, addr)
     @cython.locals(view=dict, fresh=dict, out=dict, desc=tuple, held=tuple)
     cpdef _reselect(self, dict extra, own, worst)
+    @cython.locals(view=dict, fresh=dict, out=dict, desc=tuple, held=tuple, idle=bint, u=double)
+    cpdef _reselect_idle(self, dict extra, tuple worst)
 
 
 cpdef bytes exchange_frame(long tag, u, s, dict view)

@@ -536,16 +536,16 @@ class Gradient(GradientBase):
             return
         if own is None:
             own = self.utility()
-        if own == _NEG_INF:
-            self._select_idle(extra)
-            return
         last = self._last_selection
         if last is not None and last[0] == own and last[1] == self._ranked_version and last[2] is self.view:
-            view = self._reselect(extra, own, last[3])
+            view = self._reselect_idle(extra, last[3]) if own == _NEG_INF else self._reselect(extra, own, last[3])
             if view is not None:
                 self.view = view
                 self._last_selection = (own, last[1], view, last[3])
                 return
+        if own == _NEG_INF:
+            self._select_idle(extra)
+            return
         above = []
         below = []
         for addr, desc in extra.items():
@@ -603,9 +603,11 @@ class Gradient(GradientBase):
         key: tuple  # (tie-break, address), the tie-break raised by _IDLE_LAST for a node of utility -inf
         desc: tuple[float, int] | None
         keys = []
+        u: float  # as in _reselect_idle
         for addr, desc in extra.items():
             t = self.tiebreak_of(addr)
-            keys.append((t + _IDLE_LAST if desc[0] == _NEG_INF else t, addr))
+            u = desc[0]
+            keys.append((t + _IDLE_LAST if u == _NEG_INF else t, addr))
         taken = 0
         for key in self._by_tiebreak:
             if taken == P:
@@ -622,6 +624,50 @@ class Gradient(GradientBase):
             view[addr] = desc if desc is not None else fresh[addr]
         self.view = view
         self._last_selection = None
+        if len(view) == P and not _shadows(extra, fresh, view):
+            self._last_selection = (_NEG_INF, self._ranked_version, view, keys[P - 1])
+
+    def _reselect_idle(self, extra: dict[str, tuple[float, int]], worst: tuple) -> dict[str, tuple[float, int]] | None:
+        """:meth:`_reselect` for a node of utility -inf, whose selection ranks (tie-break,
+        address) keys (:meth:`_select_idle`): a node's key changes only when its utility
+        becomes or stops being -inf. The last idle selection's P nodes stay, in their
+        order, each with its freshest descriptor, if none of them changed key and every
+        other node of ``extra`` ranks after the last chosen (``worst``) and shadows no
+        remembered descriptor; None when something may have changed the result. The
+        remembered nodes not chosen ranked after ``worst`` then, and kept their keys (the
+        same ``_ranked_version``). On clusters where most servers have no users this is the
+        commonest selection."""
+        view, fresh = self.view, self._fresh
+        desc: tuple[float, int] | None
+        u: float  # a utility, read out to compare (compiled: a C double, as _NEG_INF is)
+        for addr, desc in extra.items():
+            u = desc[0]
+            idle = u == _NEG_INF
+            held = view.get(addr)
+            if held is not None:
+                u = held[0]
+                if (u == _NEG_INF) != idle:
+                    return None
+                continue
+            if addr in fresh:
+                return None  # shadows a remembered descriptor
+            t = self.tiebreak_of(addr)
+            if (t + _IDLE_LAST if idle else t, addr) < worst:
+                return None
+        out = {}
+        for addr, held in view.items():
+            desc = extra.get(addr)
+            if desc is None:
+                desc = fresh.get(addr)
+                if desc is None:
+                    return None
+                u = desc[0]
+                idle = u == _NEG_INF
+                u = held[0]
+                if (u == _NEG_INF) != idle:
+                    return None
+            out[addr] = desc
+        return out
 
     def _reselect(self, extra: dict[str, tuple[float, int]], own: float, worst: tuple) -> dict[str, tuple[float, int]] | None:
         """The selection of :meth:`_select` without ranking the pool again, when nothing
