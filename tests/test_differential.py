@@ -8,9 +8,10 @@ when stale) and, if that was the extension, also its .py source loaded apart
 
 The fast paths and their references:
 
-- ``Gradient._select`` (bisection into a sorted memory, reuse of the last selection)
-  against :func:`most_preferred` (eq. 3.9) over the pool it describes; ``_preference``
-  (eq. 3.9 as one sort key) against :func:`most_preferred`;
+- ``Gradient._select`` (bisection into a sorted memory, reuse of the last selection, for
+  nodes with users and without) against :func:`most_preferred` (eq. 3.9) over the pool
+  it describes; ``_preference`` (eq. 3.9 as one sort key) and ``preferred`` (the
+  toolbox's, typed) against :func:`most_preferred`;
 - ``ToolboxGradient``'s merge against the Kompics GradientView.merge its docstring
   describes;
 - Cyclon's ``_oldest``, ``_sample`` and ``random_peer`` against ``min``, a uniform
@@ -130,6 +131,20 @@ def test_preference_key_orders_as_most_preferred(mod, candidates, own, P):
     cands = [(u, t, a) for a, (u, t) in candidates.items()]
     by_key = [a for u, t, a in sorted(cands, key=lambda c: mod._preference(c[0], c[1], c[2], own))[:P]]
     assert by_key == mod.most_preferred(own, cands, P)
+
+
+@pytest.mark.parametrize("mod", variants("dgdrf.overlay.gradient"))
+@SETTINGS
+@given(
+    st.dictionaries(st.sampled_from(ADDRS), st.tuples(UTILITIES, st.one_of(st.integers(0, 3), st.integers(0, 2**32 - 1))), max_size=14),
+    st.one_of(OWN, st.just(NEG_INF)),
+    st.integers(1, 6),
+)
+def test_the_hot_paths_preference_is_most_preferred(mod, candidates, own, P):
+    """preferred (the toolbox gradient's merge: C doubles, idle keys raised by 2**32) picks
+    what most_preferred picks, in its order, for CRC-32-sized tie-breaks (equal ones too)."""
+    cands = [(u, t, a) for a, (u, t) in candidates.items()]
+    assert mod.preferred(own, list(cands), P) == mod.most_preferred(own, cands, P)
 
 
 # -- the Kompics toolbox's gradient (overlay/toolbox_gradient.py) -----------------------------------

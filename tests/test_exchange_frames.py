@@ -96,3 +96,12 @@ def test_the_tie_break_is_zlibs_crc32_of_the_address_salted_with_the_nodes(addr:
     g = Gradient(lambda: 0.0)
     g._salt_crc = zlib.crc32(me.encode())
     assert g.tiebreak_of(addr) == zlib.crc32(addr.encode(), zlib.crc32(me.encode()))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from([GradientShuffle, GradientReply]), utilities, st.integers(0, 10**6), st.dictionaries(addresses, st.tuples(utilities, st.integers(-(2**40), 2**40)), max_size=20))
+def test_the_toolbox_gradients_frame_carries_ages(msg_type: Any, u: float, clock: int, view: dict) -> None:
+    """With a clock, the view holds births and the frame carries ages, clock - birth: the
+    bytes of the message the toolbox gradient sent as an object."""
+    entries = [[a, d[0], clock - d[1]] for a, d in view.items()]
+    assert exchange_frame(msg_type.TAG, u, 0, view, clock) == encode(msg_type(u, 0, entries))

@@ -61,7 +61,7 @@ cdef class GradientBase(Role):
     cdef public object stop_after
     cdef public str me
     cdef public unsigned int _salt_crc
-    cdef AddressBook _book
+    cdef public AddressBook _book
 
     @cython.locals(sample=dict, own=double)
     cpdef bint is_centre(self) except -1
@@ -108,7 +108,9 @@ cdef class Gradient(GradientBase):
     cpdef _reselect_idle(self, dict extra, tuple worst)
 
 
-cpdef bytes exchange_frame(long tag, u, s, dict view)
+@cython.locals(keys=list, lower=list, best=list, below=list, c=tuple, u=double, i=Py_ssize_t)
+cpdef list preferred(double own, list candidates, Py_ssize_t P)
+cpdef bytes exchange_frame(long tag, u, s, dict view, clock=*)
 cpdef tuple read_exchange(bytes data)
 cpdef Py_ssize_t _count_missing(dict keys, dict of) except -1
 cpdef bint _shadows(dict extra, dict fresh, dict view) except -1
@@ -161,10 +163,11 @@ cdef inline bint _small_int(object v, long long* out) noexcept:
     return overflow == 0
 
 
-cdef inline object _exchange_frame(long tag, object u, object s, dict view):
+cdef inline object _exchange_frame(long tag, object u, object s, dict view, bint ages, long long clock):
     """msgpack's frame of [tag, u, s, [[address, utility, stamp] for each entry of
-    ``view``]] (address -> (utility, stamp)), or None: a utility not a float, a stamp not
-    a 64-bit int, an address of 2**16 bytes or more, a view of 2**16 entries or more."""
+    ``view``]] (address -> (utility, stamp); with ``ages``, each stamp is a birth and the
+    entry carries ``clock`` - birth), or None: a utility not a float, a stamp not a 64-bit
+    int, an address of 2**16 bytes or more, a view of 2**16 entries or more."""
     cdef Py_ssize_t n = len(view), size, ln
     cdef long long sv = 0, ev = 0
     cdef const char* a
@@ -181,6 +184,10 @@ cdef inline object _exchange_frame(long tag, object u, object s, dict view):
         t = <tuple>d
         if type(t[0]) is not float or not _small_int(t[1], &ev):
             return None
+        if ages:
+            if (ev < 0 and clock > ev + 9223372036854775807LL) or (ev > 0 and clock < ev - 9223372036854775807LL - 1):
+                return None  # an age beyond 64 bits
+            ev = clock - ev
         PyUnicode_AsUTF8AndSize(addr, &ln)
         if ln >= 65536:
             return None
@@ -214,6 +221,8 @@ cdef inline object _exchange_frame(long tag, object u, object s, dict view):
             q += 4
         memcpy(q, a, ln)
         _small_int(t[1], &ev)
+        if ages:
+            ev = clock - ev
         q = _put_int(_put_double(q + ln, <double>t[0]), ev)
     return out
 

@@ -103,6 +103,40 @@ def most_preferred(own: float, candidates: Iterable[tuple[float, int, str]], P: 
     return [a for _, _, a in best]
 
 
+def preferred(own: float, candidates: list[tuple[float, int, str]], P: int) -> list[str]:
+    """:func:`most_preferred` for the hot path (the toolbox gradient's merge), the same
+    result (tests/test_differential.py) for tie-breaks below 2**32, as
+    :meth:`GradientBase.tiebreak_of`'s CRC-32s are: utilities compared as C doubles
+    (compiled), and a node of utility -inf ranking (tie-break, address) keys with
+    :data:`_IDLE_LAST` as :meth:`Gradient._select_idle` does, instead of
+    :func:`idle_order`'s triples."""
+    u: float  # compiled: a C double, as _NEG_INF is
+    keys: list[Any] = []  # (tie-break, address) for an idle node, else candidates as they are
+    if own == _NEG_INF:
+        for c in candidates:
+            u = c[0]
+            keys.append((c[1] + _IDLE_LAST if u == _NEG_INF else c[1], c[2]))
+        keys.sort()
+        return [keys[i][1] for i in range(min(P, len(keys)))]
+    lower = []
+    for c in candidates:
+        u = c[0]
+        if u >= own and u != _NEG_INF:  # ascending = closest above first
+            keys.append(c)
+        else:
+            lower.append(c)
+    keys.sort()
+    best = [keys[i][2] for i in range(min(P, len(keys)))]
+    if len(best) < P:
+        below = []
+        for c in lower:
+            below.append((-c[0], c[1], c[2]))  # ascending = closest below first
+        below.sort()
+        for i in range(min(P - len(best), len(below))):
+            best.append(below[i][2])
+    return best
+
+
 def idle_order(u: float, t: int, addr: str) -> tuple[bool, int, str]:
     """The order of eq. 3.9 as a node of utility -inf sees (utility, tie-break, address),
     smallest preferred: every node with users first, by tie-break alone (all infinitely
@@ -709,14 +743,19 @@ class Gradient(GradientBase):
         return out
 
 
-def exchange_frame(tag: int, u: float, s: int, view: dict[str, tuple[float, int]]) -> bytes:
+def exchange_frame(tag: int, u: float, s: int, view: dict[str, tuple[float, int]], clock: int | None = None) -> bytes:
     """The frame of GradientShuffle(u, s, entries) or GradientReply (``tag``), the
-    entries [address, utility, stamp] of ``view`` in its order: the message object's
-    bytes exactly, written without it (issue 34). Compiled, in C (gradient.pxd); msgpack's
-    packer for what that does not handle (a utility that is not a float, say)."""
-    frame = _exchange_frame(tag, u, s, view) if cython.compiled else None  # type: ignore[name-defined]  # gradient.pxd's
+    entries [address, utility, stamp] of ``view`` (address -> (utility, stamp)) in its
+    order; with ``clock``, the view holds births and the entries carry ages, ``clock`` -
+    birth (the toolbox gradient's). The message object's bytes exactly, written without
+    it (issue 34). Compiled, in C (gradient.pxd); msgpack's packer for what that does not
+    handle (a utility that is not a float, say)."""
+    frame = _exchange_frame(tag, u, s, view, clock is not None, 0 if clock is None else clock) if cython.compiled else None  # type: ignore[name-defined]  # gradient.pxd's
     if frame is None:
-        frame = _packb((tag, u, s, [(a, d[0], d[1]) for a, d in view.items()]))
+        if clock is None:
+            frame = _packb((tag, u, s, [(a, d[0], d[1]) for a, d in view.items()]))
+        else:
+            frame = _packb((tag, u, s, [(a, d[0], clock - d[1]) for a, d in view.items()]))
     return frame
 
 

@@ -2,7 +2,11 @@
 # the .py file is the source). Fields read or set from Python code are public.
 
 cimport cython
-from dgdrf.overlay.gradient cimport GradientBase
+from dgdrf.runtime.actor cimport Actor
+from dgdrf.overlay.gradient cimport GradientBase, exchange_frame, preferred, read_exchange
+
+cdef long _SHUFFLE
+cdef long _REPLY
 
 
 cdef class ToolboxGradient(GradientBase):
@@ -13,5 +17,10 @@ cdef class ToolboxGradient(GradientBase):
     cdef public long long _round
 
     cpdef list _entries(self)
+    cdef _send_exchange(self, long long dst, long tag)
+    @cython.locals(got=tuple)
+    cpdef on_frame(self, long long src, bytes data)
+    cdef _answer(self, long long src_id, str src, utility, age, entries)
+    cdef _replied(self, str src, utility, age, entries)
     @cython.locals(view=dict, clock=cython.longlong, birth=cython.longlong, held=tuple)
     cpdef _merge(self, entries)

@@ -34,8 +34,12 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from dgdrf.overlay.cyclon import Cyclon
-from dgdrf.overlay.gradient import GradientBase, choice, most_preferred
+from dgdrf.overlay.gradient import GradientBase, choice, exchange_frame, preferred, read_exchange
 from dgdrf.overlay.messages import GradientReply, GradientShuffle
+from dgdrf.runtime.actor import Actor
+
+_SHUFFLE = GradientShuffle.TAG
+_REPLY = GradientReply.TAG
 
 #: the toolbox's reference configuration (overlay-mngr example reference.conf)
 DEFAULT_OLD_THRESHOLD = 100
@@ -74,6 +78,10 @@ class ToolboxGradient(GradientBase):
         """The view as last published to the application (once per period)."""
         return self._published
 
+    #: exchanges arrive as frames and are read here, with no message object (issue 34);
+    #: network mode decodes and checks them first and calls the on_<Msg> handlers
+    FRAME_TAGS = (_SHUFFLE, _REPLY)
+
     # -- the exchange (GradientComp's shuffle cycle, request and response) ----------------
     def _entries(self) -> list[tuple]:
         """The view as descriptors [address, utility, age] (tuples: the same msgpack
@@ -92,26 +100,49 @@ class ToolboxGradient(GradientBase):
         self.clock += 1
         self._round += 1
         self._awaiting = (partner, self._round)
-        self.actor.send(partner, GradientShuffle(self.utility(), 0, self._entries()))  # type: ignore[arg-type]  # tuples for the list[list] field: the same msgpack arrays
+        self._send_exchange(self._book.id_of(partner), _SHUFFLE)
         self.actor.after(self.period / 2, self._timeout, partner, self._round)
+
+    def _send_exchange(self, dst: int, tag: int) -> None:
+        """Send node id ``dst`` this node's utility and its view with ages, the frame of
+        GradientShuffle(utility, 0, entries) or GradientReply (``tag``) written without
+        the message object (:func:`~dgdrf.overlay.gradient.exchange_frame`)."""
+        Actor.send_frame(self.actor, dst, tag, exchange_frame(tag, self.utility(), 0, self.view, self.clock))
 
     def _timeout(self, partner: str, round_: int) -> None:
         if self._awaiting == (partner, round_):
             self._awaiting = None
             self.view.pop(partner, None)
 
+    def on_frame(self, src: int, data: bytes) -> None:
+        """A GradientShuffle's or GradientReply's frame from node id ``src`` (its second
+        byte is the tag), read into its fields (:func:`~dgdrf.overlay.gradient.read_exchange`)."""
+        got = read_exchange(data)
+        if data[1] == _SHUFFLE:
+            self._answer(src, self._book.names[src], got[0], got[1], got[2])
+        else:
+            self._replied(self._book.names[src], got[0], got[1], got[2])
+
     def on_GradientShuffle(self, src: str, msg: GradientShuffle) -> None:
-        self.clock += 1
-        self.actor.send(src, GradientReply(self.utility(), 0, self._entries()))  # type: ignore[arg-type]  # tuples, as above
-        self._merge(msg.entries)
-        self._merge(((src, msg.utility, msg.stamp),))
+        """A request as a message object (network mode decodes and checks frames first)."""
+        self._answer(self._book.id_of(src), src, msg.utility, msg.stamp, msg.entries)
 
     def on_GradientReply(self, src: str, msg: GradientReply) -> None:
+        self._replied(src, msg.utility, msg.stamp, msg.entries)
+
+    def _answer(self, src_id: int, src: str, utility: float, age: int, entries: list) -> None:
+        """Age the view, answer with it, then merge the request's entries and its sender."""
+        self.clock += 1
+        self._send_exchange(src_id, _REPLY)
+        self._merge(entries)
+        self._merge(((src, utility, age),))
+
+    def _replied(self, src: str, utility: float, age: int, entries: list) -> None:
         if self._awaiting is None or self._awaiting[0] != src:
             return  # late: the request timed out
         self._awaiting = None
-        self._merge(msg.entries)
-        self._merge(((src, msg.utility, msg.stamp),))
+        self._merge(entries)
+        self._merge(((src, utility, age),))
 
     def on_sample(self, published: list[tuple[str, int, Any]]) -> None:
         """Peer sampling's view, merged with its own ages (Croupier samples)."""
@@ -141,5 +172,5 @@ class ToolboxGradient(GradientBase):
             candidates = []
             for addr, held in view.items():
                 candidates.append((held[0], self.tiebreak_of(addr), addr))
-            keep = most_preferred(self.utility(), candidates, self.P)
+            keep = preferred(self.utility(), candidates, self.P)  # most_preferred, eq. 3.9
             self.view = {a: view[a] for a in keep}
