@@ -52,6 +52,8 @@ cdef class Cyclon(Role):
     @cython.locals(n=Py_ssize_t, x=double)
     cpdef long long random_peer_id(self) except? -2
     cpdef object random_peer(self)
+    @cython.locals(m=Py_ssize_t, j=Py_ssize_t, names=list, vprof=list, v=cython.longlong[::1], perm=cython.longlong[::1])
+    cpdef list sample_descriptors(self, Py_ssize_t k)
     @cython.locals(cycle=cython.longlong, o=Py_ssize_t, oldest=cython.longlong, m=Py_ssize_t, j=Py_ssize_t, k=Py_ssize_t, out=Descriptors, sent=list)
     cpdef shuffle(self)
     cpdef on_frame(self, long long src, bytes data)

@@ -552,10 +552,12 @@ class Gradient(GradientBase):
         than what is, are ranked beside them."""
         fresh = self._fresh
         extra: dict[str, tuple[float, int]] = {}  # pool entries that do not come from fresh
-        for source in (self.view, heard):
-            if not source:
-                continue
-            for addr, desc in source.items():
+        for addr, desc in self.view.items():  # first: none is in extra yet
+            held = fresh.get(addr)
+            if held is None or desc[1] > held[1]:
+                extra[addr] = desc
+        if heard:
+            for addr, desc in heard.items():
                 held = extra.get(addr)
                 if held is None:
                     held = fresh.get(addr)
