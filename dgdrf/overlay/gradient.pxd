@@ -66,6 +66,10 @@ cdef class GradientBase(Role):
     @cython.locals(sample=dict, own=double)
     cpdef bint is_centre(self) except -1
     cpdef object tiebreak_of(self, addr)
+    @cython.locals(got=tuple)
+    cpdef on_frame(self, long long src, bytes data)
+    cdef _answer(self, long long src_id, str src, utility, stamp, entries)
+    cdef _replied(self, str src, utility, stamp, entries)
 
 
 cdef class Gradient(GradientBase):
@@ -85,11 +89,8 @@ cdef class Gradient(GradientBase):
 
     cpdef tuple _descriptor(self)
     cdef _send_exchange(self, long long dst, long tag, u, s)
-    @cython.locals(got=tuple)
-    cpdef on_frame(self, long long src, bytes data)
     cdef _answer(self, long long src_id, str src, utility, stamp, entries)
     cdef _replied(self, str src, utility, stamp, entries)
-    cpdef list _entries(self)
     @cython.locals(fresh=dict, gone=dict, view=dict, suspects=dict, heard=dict, known=tuple)
     cpdef _merge(self, src, utility, stamp, entries)
     cpdef tuple _key(self, addr, u)

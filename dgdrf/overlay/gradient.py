@@ -320,6 +320,35 @@ class GradientBase(Role):
         if done is not None:
             done(bool(msg.ok))
 
+    # -- exchanges received (each kind of gradient answers and merges in its own way) --------
+    #: exchanges arrive as frames and are read here, with no message object (issue 34);
+    #: network mode decodes and checks them first and calls the on_<Msg> handlers
+    FRAME_TAGS = (_SHUFFLE, _REPLY)
+
+    def on_frame(self, src: int, data: bytes) -> None:
+        """A GradientShuffle's or GradientReply's frame from node id ``src`` (its second
+        byte is the tag), read into its fields (:func:`read_exchange`)."""
+        got = read_exchange(data)
+        if data[1] == _SHUFFLE:
+            self._answer(src, self._book.names[src], got[0], got[1], got[2])
+        else:
+            self._replied(self._book.names[src], got[0], got[1], got[2])
+
+    def on_GradientShuffle(self, src: str, msg: GradientShuffle) -> None:
+        """A shuffle as a message object (network mode decodes and checks frames first)."""
+        self._answer(self._book.id_of(src), src, msg.utility, msg.stamp, msg.entries)
+
+    def on_GradientReply(self, src: str, msg: GradientReply) -> None:
+        self._replied(src, msg.utility, msg.stamp, msg.entries)
+
+    def _answer(self, src_id: int, src: str, utility: float, stamp: int, entries: list) -> None:
+        """Answer a shuffle from ``src`` (node id ``src_id``), then merge what it carried."""
+        raise NotImplementedError
+
+    def _replied(self, src: str, utility: float, stamp: int, entries: list) -> None:
+        """Merge the answer to this node's shuffle."""
+        raise NotImplementedError
+
 
 class Gradient(GradientBase):
     """The gradient overlay of one node (stamped descriptors, optional memory)."""
@@ -365,19 +394,10 @@ class Gradient(GradientBase):
         #: (own utility, ``_ranked_version``, the view it made, the key of its last entry)
         self._last_selection: tuple[float, int, dict, tuple] | None = None
 
-    #: exchanges arrive as frames and are read here, with no message object (issue 34);
-    #: network mode decodes and checks them first and calls the on_<Msg> handlers
-    FRAME_TAGS = (_SHUFFLE, _REPLY)
-
     # -- exchange (thesis 4.4) -----------------------------------------------------------
     def _descriptor(self) -> tuple[float, int]:
         self.stamp += 1
         return self.utility(), self.stamp
-
-    def _entries(self) -> list[tuple]:
-        """The view as descriptors [address, utility, stamp] (tuples: the same msgpack
-        arrays as lists, cheaper to build)."""
-        return [(a, d[0], d[1]) for a, d in self.view.items()]
 
     def exchange(self) -> None:
         """One gradient round: fresh candidates from peer sampling, then swap views with
@@ -409,22 +429,6 @@ class Gradient(GradientBase):
         """Send node id ``dst`` this node's descriptor and view (GradientShuffle or
         GradientReply: ``tag``) as a frame (:func:`exchange_frame`)."""
         Actor.send_frame(self.actor, dst, tag, exchange_frame(tag, u, s, self.view))
-
-    def on_frame(self, src: int, data: bytes) -> None:
-        """A GradientShuffle's or GradientReply's frame from node id ``src`` (its second
-        byte is the tag), read into its fields (:func:`read_exchange`)."""
-        got = read_exchange(data)
-        if data[1] == _SHUFFLE:
-            self._answer(src, self._book.names[src], got[0], got[1], got[2])
-        else:
-            self._replied(self._book.names[src], got[0], got[1], got[2])
-
-    def on_GradientShuffle(self, src: str, msg: GradientShuffle) -> None:
-        """A shuffle as a message object (network mode decodes and checks frames first)."""
-        self._answer(self._book.id_of(src), src, msg.utility, msg.stamp, msg.entries)
-
-    def on_GradientReply(self, src: str, msg: GradientReply) -> None:
-        self._replied(src, msg.utility, msg.stamp, msg.entries)
 
     def _answer(self, src_id: int, src: str, utility: float, stamp: int, entries: list) -> None:
         """Answer a shuffle with this node's descriptor and view, then merge it."""

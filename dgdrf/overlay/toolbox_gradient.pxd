@@ -3,7 +3,7 @@
 
 cimport cython
 from dgdrf.runtime.actor cimport Actor
-from dgdrf.overlay.gradient cimport GradientBase, exchange_frame, preferred, read_exchange
+from dgdrf.overlay.gradient cimport GradientBase, exchange_frame, preferred
 
 cdef long _SHUFFLE
 cdef long _REPLY
@@ -16,10 +16,7 @@ cdef class ToolboxGradient(GradientBase):
     cdef public object _awaiting
     cdef public long long _round
 
-    cpdef list _entries(self)
     cdef _send_exchange(self, long long dst, long tag)
-    @cython.locals(got=tuple)
-    cpdef on_frame(self, long long src, bytes data)
     cdef _answer(self, long long src_id, str src, utility, age, entries)
     cdef _replied(self, str src, utility, age, entries)
     @cython.locals(view=dict, clock=cython.longlong, birth=cython.longlong, held=tuple)

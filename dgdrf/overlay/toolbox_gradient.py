@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from dgdrf.overlay.cyclon import Cyclon
-from dgdrf.overlay.gradient import GradientBase, choice, exchange_frame, preferred, read_exchange
+from dgdrf.overlay.gradient import GradientBase, choice, exchange_frame, preferred
 from dgdrf.overlay.messages import GradientReply, GradientShuffle
 from dgdrf.runtime.actor import Actor
 
@@ -78,17 +78,7 @@ class ToolboxGradient(GradientBase):
         """The view as last published to the application (once per period)."""
         return self._published
 
-    #: exchanges arrive as frames and are read here, with no message object (issue 34);
-    #: network mode decodes and checks them first and calls the on_<Msg> handlers
-    FRAME_TAGS = (_SHUFFLE, _REPLY)
-
     # -- the exchange (GradientComp's shuffle cycle, request and response) ----------------
-    def _entries(self) -> list[tuple]:
-        """The view as descriptors [address, utility, age] (tuples: the same msgpack
-        arrays as lists, cheaper to build)."""
-        clock = self.clock
-        return [(a, d[0], clock - d[1]) for a, d in self.view.items()]
-
     def exchange(self) -> None:
         """One round: publish the view, age it, and send it to a random neighbour."""
         self._published = dict(self.view)
@@ -113,22 +103,6 @@ class ToolboxGradient(GradientBase):
         if self._awaiting == (partner, round_):
             self._awaiting = None
             self.view.pop(partner, None)
-
-    def on_frame(self, src: int, data: bytes) -> None:
-        """A GradientShuffle's or GradientReply's frame from node id ``src`` (its second
-        byte is the tag), read into its fields (:func:`~dgdrf.overlay.gradient.read_exchange`)."""
-        got = read_exchange(data)
-        if data[1] == _SHUFFLE:
-            self._answer(src, self._book.names[src], got[0], got[1], got[2])
-        else:
-            self._replied(self._book.names[src], got[0], got[1], got[2])
-
-    def on_GradientShuffle(self, src: str, msg: GradientShuffle) -> None:
-        """A request as a message object (network mode decodes and checks frames first)."""
-        self._answer(self._book.id_of(src), src, msg.utility, msg.stamp, msg.entries)
-
-    def on_GradientReply(self, src: str, msg: GradientReply) -> None:
-        self._replied(src, msg.utility, msg.stamp, msg.entries)
 
     def _answer(self, src_id: int, src: str, utility: float, age: int, entries: list) -> None:
         """Age the view, answer with it, then merge the request's entries and its sender."""
