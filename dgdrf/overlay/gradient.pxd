@@ -68,8 +68,8 @@ cdef class GradientBase(Role):
     cpdef object tiebreak_of(self, addr)
     @cython.locals(got=tuple)
     cpdef on_frame(self, long long src, bytes data)
-    cdef _answer(self, long long src_id, str src, utility, stamp, entries)
-    cdef _replied(self, str src, utility, stamp, entries)
+    cpdef _answer(self, long long src_id, str src, utility, stamp, entries)
+    cpdef _replied(self, str src, utility, stamp, entries)
 
 
 cdef class Gradient(GradientBase):
@@ -89,8 +89,8 @@ cdef class Gradient(GradientBase):
 
     cpdef tuple _descriptor(self)
     cdef _send_exchange(self, long long dst, long tag, u, s)
-    cdef _answer(self, long long src_id, str src, utility, stamp, entries)
-    cdef _replied(self, str src, utility, stamp, entries)
+    cpdef _answer(self, long long src_id, str src, utility, stamp, entries)
+    cpdef _replied(self, str src, utility, stamp, entries)
     @cython.locals(fresh=dict, gone=dict, view=dict, suspects=dict, heard=dict, known=tuple)
     cpdef _merge(self, src, utility, stamp, entries)
     cpdef tuple _key(self, addr, u)

@@ -342,7 +342,9 @@ class GradientBase(Role):
         self._replied(src, msg.utility, msg.stamp, msg.entries)
 
     def _answer(self, src_id: int, src: str, utility: float, stamp: int, entries: list) -> None:
-        """Answer a shuffle from ``src`` (node id ``src_id``), then merge what it carried."""
+        """Answer a shuffle from ``src`` (node id ``src_id``), then merge what it carried.
+        (cpdef when compiled, not cdef: a gradient written as a Python subclass of the
+        compiled base, as tests/test_differential.py loads one, overrides it.)"""
         raise NotImplementedError
 
     def _replied(self, src: str, utility: float, stamp: int, entries: list) -> None:

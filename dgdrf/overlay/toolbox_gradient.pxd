@@ -17,7 +17,7 @@ cdef class ToolboxGradient(GradientBase):
     cdef public long long _round
 
     cdef _send_exchange(self, long long dst, long tag)
-    cdef _answer(self, long long src_id, str src, utility, age, entries)
-    cdef _replied(self, str src, utility, age, entries)
+    cpdef _answer(self, long long src_id, str src, utility, age, entries)
+    cpdef _replied(self, str src, utility, age, entries)
     @cython.locals(view=dict, clock=cython.longlong, birth=cython.longlong, held=tuple)
     cpdef _merge(self, entries)
