@@ -98,21 +98,21 @@ cdef class Gradient(GradientBase):
     cpdef _unrank(self, addr)
     @cython.locals(fresh=dict, extra=dict, source=dict, above=list, below=list, ranked=list, best=list, view=dict, P=Py_ssize_t, start=Py_ssize_t, taken=Py_ssize_t, i=Py_ssize_t, need=Py_ssize_t, desc=tuple, held=tuple, k=tuple)
     cpdef _select(self, dict heard=*, own=*)
-    @cython.locals(fresh=dict, view=dict, key=tuple, keys=list, P=Py_ssize_t, taken=Py_ssize_t, desc=tuple, i=Py_ssize_t, u=double)
+    @cython.locals(fresh=dict, view=dict, key=tuple, keys=list, P=Py_ssize_t, taken=Py_ssize_t, desc=tuple, i=Py_ssize_t)
     cpdef _select_idle(self, dict extra)
     cpdef _remember(self, addr, u)
     @cython.locals(by_tiebreak=list)
     cpdef _drop(self, addr)
-    @cython.locals(view=dict, fresh=dict, out=dict, desc=tuple, held=tuple)
+    @cython.locals(view=dict, fresh=dict, out=dict, desc=tuple, held=tuple, idle=bint)
     cpdef _reselect(self, dict extra, own, worst)
-    @cython.locals(view=dict, fresh=dict, out=dict, desc=tuple, held=tuple, idle=bint, u=double)
-    cpdef _reselect_idle(self, dict extra, tuple worst)
 
 
 @cython.locals(keys=list, lower=list, best=list, below=list, c=tuple, u=double, i=Py_ssize_t)
 cpdef list preferred(double own, list candidates, Py_ssize_t P)
 cpdef bytes exchange_frame(long tag, u, s, dict view, clock=*)
 cpdef tuple read_exchange(bytes data)
+cpdef tuple _idle_key(double u, t, addr)
+cpdef bint _same_rank(double u, double v, bint idle) except -1
 cpdef Py_ssize_t _count_missing(dict keys, dict of) except -1
 cpdef bint _shadows(dict extra, dict fresh, dict view) except -1
 

@@ -107,15 +107,13 @@ def preferred(own: float, candidates: list[tuple[float, int, str]], P: int) -> l
     """:func:`most_preferred` for the hot path (the toolbox gradient's merge), the same
     result (tests/test_differential.py) for tie-breaks below 2**32, as
     :meth:`GradientBase.tiebreak_of`'s CRC-32s are: utilities compared as C doubles
-    (compiled), and a node of utility -inf ranking (tie-break, address) keys with
-    :data:`_IDLE_LAST` as :meth:`Gradient._select_idle` does, instead of
-    :func:`idle_order`'s triples."""
+    (compiled), and a node of utility -inf ranking :func:`_idle_key`'s as
+    :meth:`Gradient._select_idle` does, instead of :func:`idle_order`'s triples."""
     u: float  # compiled: a C double, as _NEG_INF is
-    keys: list[Any] = []  # (tie-break, address) for an idle node, else candidates as they are
+    keys: list[Any] = []  # _idle_key's for an idle node, else candidates as they are
     if own == _NEG_INF:
         for c in candidates:
-            u = c[0]
-            keys.append((c[1] + _IDLE_LAST if u == _NEG_INF else c[1], c[2]))
+            keys.append(_idle_key(c[0], c[1], c[2]))
         keys.sort()
         return [keys[i][1] for i in range(min(P, len(keys)))]
     lower = []
@@ -145,8 +143,25 @@ def idle_order(u: float, t: int, addr: str) -> tuple[bool, int, str]:
 
 
 #: added to a node's tie-break (a CRC-32, below 2**32) to rank it as :func:`idle_order`
-#: does when its utility is -inf: (tie-break, address) keys then sort in that order
+#: does when its utility is -inf (:func:`_idle_key`)
 _IDLE_LAST = 1 << 32
+
+
+def _idle_key(u: float, t: int, addr: str) -> tuple[int, str]:
+    """:func:`idle_order` as a pair, for tie-breaks below 2**32 (CRC-32s): (tie-break,
+    address), the tie-break raised by 2**32 for a node of utility -inf, so that every
+    node with users comes first. A node's key changes only when its utility becomes or
+    stops being -inf (:func:`_same_rank`)."""
+    return (t + _IDLE_LAST if u == _NEG_INF else t, addr)
+
+
+def _same_rank(u: float, v: float, idle: bool) -> bool:
+    """Whether a node ranks alike at utility ``u`` and at ``v``, to a node of utility -inf
+    (``idle``: :func:`_idle_key`, both -inf or both finite) or to one with users (eq. 3.9:
+    the same utility)."""
+    if idle:
+        return (u == _NEG_INF) == (v == _NEG_INF)
+    return u == v
 
 
 #: Raised whenever the preference of eq. 3.9 changes (both gradients use it), so that
@@ -580,7 +595,7 @@ class Gradient(GradientBase):
             own = self.utility()
         last = self._last_selection
         if last is not None and last[0] == own and last[1] == self._ranked_version and last[2] is self.view:
-            view = self._reselect_idle(extra, last[3]) if own == _NEG_INF else self._reselect(extra, own, last[3])
+            view = self._reselect(extra, own, last[3])
             if view is not None:
                 self.view = view
                 self._last_selection = (own, last[1], view, last[3])
@@ -642,14 +657,11 @@ class Gradient(GradientBase):
         ``extra``'s few instead of the whole memory (on clusters where most servers
         have no users, this is the emulation's commonest selection)."""
         fresh, P = self._fresh, self.P
-        key: tuple  # (tie-break, address), the tie-break raised by _IDLE_LAST for a node of utility -inf
+        key: tuple  # _idle_key's (tie-break, address)
         desc: tuple[float, int] | None
         keys = []
-        u: float  # as in _reselect_idle
         for addr, desc in extra.items():
-            t = self.tiebreak_of(addr)
-            u = desc[0]
-            keys.append((t + _IDLE_LAST if u == _NEG_INF else t, addr))
+            keys.append(_idle_key(desc[0], self.tiebreak_of(addr), addr))
         taken = 0
         for key in self._by_tiebreak:
             if taken == P:
@@ -669,48 +681,6 @@ class Gradient(GradientBase):
         if len(view) == P and not _shadows(extra, fresh, view):
             self._last_selection = (_NEG_INF, self._ranked_version, view, keys[P - 1])
 
-    def _reselect_idle(self, extra: dict[str, tuple[float, int]], worst: tuple) -> dict[str, tuple[float, int]] | None:
-        """:meth:`_reselect` for a node of utility -inf, whose selection ranks (tie-break,
-        address) keys (:meth:`_select_idle`): a node's key changes only when its utility
-        becomes or stops being -inf. The last idle selection's P nodes stay, in their
-        order, each with its freshest descriptor, if none of them changed key and every
-        other node of ``extra`` ranks after the last chosen (``worst``) and shadows no
-        remembered descriptor; None when something may have changed the result. The
-        remembered nodes not chosen ranked after ``worst`` then, and kept their keys (the
-        same ``_ranked_version``). On clusters where most servers have no users this is the
-        commonest selection."""
-        view, fresh = self.view, self._fresh
-        desc: tuple[float, int] | None
-        u: float  # a utility, read out to compare (compiled: a C double, as _NEG_INF is)
-        for addr, desc in extra.items():
-            u = desc[0]
-            idle = u == _NEG_INF
-            held = view.get(addr)
-            if held is not None:
-                u = held[0]
-                if (u == _NEG_INF) != idle:
-                    return None
-                continue
-            if addr in fresh:
-                return None  # shadows a remembered descriptor
-            t = self.tiebreak_of(addr)
-            if (t + _IDLE_LAST if idle else t, addr) < worst:
-                return None
-        out = {}
-        for addr, held in view.items():
-            desc = extra.get(addr)
-            if desc is None:
-                desc = fresh.get(addr)
-                if desc is None:
-                    return None
-                u = desc[0]
-                idle = u == _NEG_INF
-                u = held[0]
-                if (u == _NEG_INF) != idle:
-                    return None
-            out[addr] = desc
-        return out
-
     def _reselect(self, extra: dict[str, tuple[float, int]], own: float, worst: tuple) -> dict[str, tuple[float, int]] | None:
         """The selection of :meth:`_select` without ranking the pool again, when nothing
         in it can have changed the result; None when something may have.
@@ -719,9 +689,11 @@ class Gradient(GradientBase):
         utility and the same remembered keys (``_ranked_version``), and its view is the
         current one. The result is then the same P nodes in the same order, each with its
         freshest descriptor, if (a) every one of them still has the utility it was chosen
-        with, and (b) every other node whose descriptor is not the remembered one (in
-        ``extra``) ranks below the last chosen (``worst``, eq. 3.9 as one total order:
-        :func:`_preference`) and does not shadow a remembered descriptor (which could
+        with (for a node of utility -inf, whose selection is :meth:`_select_idle`'s: its
+        utility is still -inf, or still finite), and (b) every other node whose
+        descriptor is not the remembered one (in ``extra``) ranks below the last chosen
+        (``worst``, eq. 3.9 as one total order: :func:`_preference`, or
+        :func:`_idle_key`) and does not shadow a remembered descriptor (which could
         come back at another utility). Remembered nodes that were not chosen keep their
         keys, and were below ``worst``: the last full selection saw them, none shadowed
         (the selection is kept for reuse only then). In converged runs over 99 % of
@@ -729,23 +701,24 @@ class Gradient(GradientBase):
         case of the emulation's hottest path."""
         view, fresh = self.view, self._fresh
         desc: tuple[float, int] | None
+        idle = own == _NEG_INF  # the last selection was _select_idle's: keys are _idle_key's
         for addr, desc in extra.items():
             held = view.get(addr)
             if held is not None:
-                if held[0] != desc[0]:
+                if not _same_rank(held[0], desc[0], idle):
                     return None
                 continue
             if addr in fresh:
                 return None  # shadows a remembered descriptor
             t = self.tiebreak_of(addr)
-            if _preference(desc[0], t, addr, own) < worst:
+            if (_idle_key(desc[0], t, addr) if idle else _preference(desc[0], t, addr, own)) < worst:
                 return None
         out = {}
         for addr, held in view.items():
             desc = extra.get(addr)
             if desc is None:
                 desc = fresh.get(addr)
-                if desc is None or desc[0] != held[0]:
+                if desc is None or not _same_rank(desc[0], held[0], idle):
                     return None
             out[addr] = desc
         return out
