@@ -18,13 +18,9 @@
 set -euo pipefail
 read -r -a args <<< "${ARGS:-overlay --protocol cyclon --nodes 10000 --cycles 20 --view-size 20 --shuffle-length 8 --metrics-every 20 --seed 1}"
 d1="${D1:-65536,2,64}" ll="${LL:-33554432,16,64}"
-command -v valgrind >/dev/null || { echo "cache_misses.sh: valgrind is not installed" >&2; exit 2; }
-[ "$(python3 -c 'from dgdrf.build_info import core; print(core())')" = compiled ] || { echo "cache_misses.sh: needs the compiled core (pip install -e .)" >&2; exit 2; }
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-loop='__pyx_pw_5dgdrf_7runtime_5clock_12VirtualClock_19run'
-echo "# ARGS=\"${args[*]}\" bench/cache_misses.sh: $(date -u +%Y-%m-%dT%H:%MZ), compiled core, git $(git -C "$here" rev-parse --short HEAD), $(valgrind --version), D1=$d1 LL=$ll"
+script=cache_misses.sh
+. "$(dirname "${BASH_SOURCE[0]}")/callgrind_common.sh"
+echo "# ARGS=\"${args[*]}\" bench/cache_misses.sh: $(date -u +%Y-%m-%dT%H:%MZ), compiled core, git $(git -C "$here" rev-parse --short HEAD), $(valgrind --version), PYTHONHASHSEED=$PYTHONHASHSEED, D1=$d1 LL=$ll"
 valgrind --tool=callgrind --cache-sim=yes --D1="$d1" --LL="$ll" --toggle-collect="$loop" --callgrind-out-file="$tmp/cg.out" \
     dgdrf "${args[@]}" --quiet --json "$tmp/run.json" >/dev/null 2>&1
 callgrind_annotate --auto=no --threshold=100 --show=Ir,D1mr,D1mw,DLmr,DLmw --sort=DLmr "$tmp/cg.out" > "$tmp/self.txt"

@@ -13,13 +13,9 @@
 # environment active and the compiled core. A minute or two for the default.
 set -euo pipefail
 read -r -a args <<< "${ARGS:-run --scenario configs/thesis-100x20.toml --policy dgdrf --neighbors 4 --max-time 30 --seed 1}"
-command -v valgrind >/dev/null || { echo "callgrind_profile.sh: valgrind is not installed" >&2; exit 2; }
-[ "$(python3 -c 'from dgdrf.build_info import core; print(core())')" = compiled ] || { echo "callgrind_profile.sh: needs the compiled core (pip install -e .)" >&2; exit 2; }
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-loop='__pyx_pw_5dgdrf_7runtime_5clock_12VirtualClock_19run'
-echo "# ARGS=\"${args[*]}\" bench/callgrind_profile.sh: $(date -u +%Y-%m-%dT%H:%MZ), compiled core, git $(git -C "$here" rev-parse --short HEAD), $(valgrind --version)"
+script=callgrind_profile.sh
+. "$(dirname "${BASH_SOURCE[0]}")/callgrind_common.sh"
+echo "# ARGS=\"${args[*]}\" bench/callgrind_profile.sh: $(date -u +%Y-%m-%dT%H:%MZ), compiled core, git $(git -C "$here" rev-parse --short HEAD), $(valgrind --version), PYTHONHASHSEED=$PYTHONHASHSEED"
 valgrind --tool=callgrind --toggle-collect="$loop" --callgrind-out-file="$tmp/cg.out" dgdrf "${args[@]}" --quiet --json "$tmp/run.json" >/dev/null 2>&1
 callgrind_annotate --inclusive=yes --auto=no --threshold=100 "$tmp/cg.out" > "$tmp/inclusive.txt"
 python3 - "$tmp/inclusive.txt" "$tmp/run.json" <<'PY'

@@ -12,14 +12,10 @@
 # active and the compiled core (the loop is found by its C symbol). About a minute.
 set -euo pipefail
 nodes="${NODES:-1000}" cycles="${CYCLES:-20}"
-command -v valgrind >/dev/null || { echo "instructions_per_message.sh: valgrind is not installed" >&2; exit 2; }
-[ "$(python3 -c 'from dgdrf.build_info import core; print(core())')" = compiled ] || { echo "instructions_per_message.sh: needs the compiled core (pip install -e .)" >&2; exit 2; }
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-loop='__pyx_pw_5dgdrf_7runtime_5clock_12VirtualClock_19run'
+script=instructions_per_message.sh
+. "$(dirname "${BASH_SOURCE[0]}")/callgrind_common.sh"
 cmd=(dgdrf overlay --protocol cyclon --nodes "$nodes" --cycles "$cycles" --view-size 20 --shuffle-length 8 --metrics-every "$cycles" --seed 1 --quiet --json "$tmp/run.json")
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-echo "# NODES=$nodes CYCLES=$cycles bench/instructions_per_message.sh: $(date -u +%Y-%m-%dT%H:%MZ), compiled core, git $(git -C "$here" rev-parse --short HEAD), $(valgrind --version)"
+echo "# NODES=$nodes CYCLES=$cycles bench/instructions_per_message.sh: $(date -u +%Y-%m-%dT%H:%MZ), compiled core, git $(git -C "$here" rev-parse --short HEAD), $(valgrind --version), PYTHONHASHSEED=$PYTHONHASHSEED"
 echo "\$ valgrind --tool=callgrind --toggle-collect=$loop ${cmd[*]:0:${#cmd[@]}-2} --json OUT"
 valgrind --tool=callgrind --toggle-collect="$loop" --callgrind-out-file="$tmp/cg.out" "${cmd[@]}" 2>/dev/null
 callgrind_annotate --auto=no --threshold=100 "$tmp/cg.out" > "$tmp/functions.txt"
