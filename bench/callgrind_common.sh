@@ -4,9 +4,10 @@
 # - valgrind and the compiled core are there (the loop is found by its C symbol);
 # - $tmp, a scratch directory removed on exit; $here, bench/; $loop, the message loop's
 #   C symbol, the only code whose instructions are counted;
-# - PYTHONHASHSEED fixed (0 unless set): str hashes are salted per process, dictionaries
-#   probe accordingly, and without it the same run's count moves by a few tenths of a
-#   percent (33,783 to 33,905 a message on the dgdrf default; 33,619 twice at seed 0).
+# - PYTHONHASHSEED fixed (0 unless set; `random` salts as Python does by default): str
+#   hashes are salted per process and dictionaries probe accordingly, so with salting the
+#   same run's count moves a little (the dgdrf default: 33,608 and 33,623 a message,
+#   33,619 at seed 0 every time: results/callgrind-dgdrf-100x20.txt, its last section).
 command -v valgrind >/dev/null || { echo "$script: valgrind is not installed" >&2; exit 2; }
 [ "$(python3 -c 'from dgdrf.build_info import core; print(core())')" = compiled ] || { echo "$script: needs the compiled core (pip install -e .)" >&2; exit 2; }
 tmp="$(mktemp -d)"
