@@ -70,6 +70,55 @@ cdef inline unsigned char* _put_uint(unsigned char* q, unsigned long long v) noe
     return q + 1 + n
 
 
+cdef inline Py_ssize_t _get_array_header(const unsigned char* p, Py_ssize_t size, Py_ssize_t pos, Py_ssize_t* n) noexcept nogil:
+    """A msgpack array header at ``pos`` (fixarray or array16): the position after it,
+    its length in ``n``; -1 for anything else."""
+    cdef unsigned char b
+    if pos >= size:
+        return -1
+    b = p[pos]
+    if b & 0xf0 == 0x90:
+        n[0] = b & 0x0f
+        return pos + 1
+    if b == 0xdc and pos + 3 <= size:
+        n[0] = <Py_ssize_t>_get_be(p + pos + 1, 2)
+        return pos + 3
+    return -1
+
+
+cdef inline Py_ssize_t _get_str_header(const unsigned char* p, Py_ssize_t size, Py_ssize_t pos, Py_ssize_t* ln) noexcept nogil:
+    """A msgpack str header at ``pos`` (fixstr, str8, str16) whose bytes are all in the
+    frame: the position of the bytes, their length in ``ln``; -1 for anything else."""
+    cdef unsigned char b
+    if pos >= size:
+        return -1
+    b = p[pos]
+    if b & 0xe0 == 0xa0:
+        ln[0] = b & 0x1f
+        pos += 1
+    elif b == 0xd9 and pos + 2 <= size:
+        ln[0] = p[pos + 1]
+        pos += 2
+    elif b == 0xda and pos + 3 <= size:
+        ln[0] = <Py_ssize_t>_get_be(p + pos + 1, 2)
+        pos += 3
+    else:
+        return -1
+    return pos if pos + ln[0] <= size else -1
+
+
+cdef inline long long _address_id(AddressBook book, const unsigned char* p, Py_ssize_t ln) except -2:
+    """The id of the address whose UTF-8 bytes are p[0:ln], added to the book if it has
+    none; -1 if the bytes are not UTF-8."""
+    cdef long long i = find_utf8(book, p, ln)
+    if i < 0:
+        try:
+            i = book.id_of((<bytes>p[:ln]).decode("utf-8"))
+        except UnicodeDecodeError:
+            return -1
+    return i
+
+
 cdef inline object _write(Descriptors d, long tag):
     """The frame of ``d`` as msgpack's packer writes it, or None where it must write it."""
     cdef AddressBook book = d._book
@@ -143,39 +192,19 @@ cdef inline bint _read(Descriptors d, bytes data) except -1:
     cdef object prof
     if size < 3 or p[0] != 0x92 or p[1] >= 0x80:
         return False
-    b = p[2]
-    if b & 0xf0 == 0x90:
-        n = b & 0x0f
-        pos = 3
-    elif b == 0xdc and size >= 5:
-        n = (p[3] << 8) | p[4]
-        pos = 5
-    else:
+    pos = _get_array_header(p, size, 2, &n)
+    if pos < 0:
         return False
     d.n = 0
     for k in range(n):
-        if pos + 2 > size or p[pos] != 0x93:
+        if pos >= size or p[pos] != 0x93:
             return False
-        b = p[pos + 1]
-        if b & 0xe0 == 0xa0:
-            ln = b & 0x1f
-            pos += 2
-        elif b == 0xd9 and pos + 3 <= size:
-            ln = p[pos + 2]
-            pos += 3
-        elif b == 0xda and pos + 4 <= size:
-            ln = (p[pos + 2] << 8) | p[pos + 3]
-            pos += 4
-        else:
+        pos = _get_str_header(p, size, pos + 1, &ln)
+        if pos < 0 or pos + ln >= size:  # an age follows the address
             return False
-        if pos + ln + 1 > size:
-            return False
-        i = find_utf8(book, p + pos, ln)
+        i = _address_id(book, p + pos, ln)
         if i < 0:
-            try:
-                i = book.id_of((<bytes>p[pos:pos + ln]).decode("utf-8"))
-            except UnicodeDecodeError:
-                return False
+            return False
         pos += ln
         b = p[pos]
         if b < 0x80:

@@ -13,9 +13,9 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE, PyBytes_FromStri
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 from dgdrf.runtime.actor cimport Actor, Role
-from dgdrf.runtime.addresses cimport AddressBook, find_utf8
+from dgdrf.runtime.addresses cimport AddressBook
 from dgdrf.overlay.cyclon cimport Cyclon
-from dgdrf.overlay.descriptors cimport _put_uint, _uint_size, _put_be, _get_be
+from dgdrf.overlay.descriptors cimport _put_uint, _uint_size, _put_be, _get_be, _get_array_header, _get_str_header, _address_id
 
 cdef extern from *:
     """
@@ -286,41 +286,21 @@ cdef inline object _read_exchange(AddressBook book, bytes data):
     if pos < 0:
         return None
     pos = _get_int(p, size, pos, &s)
-    if pos < 0 or pos >= size:
+    if pos < 0:
         return None
-    b = p[pos]
-    if b & 0xf0 == 0x90:
-        n = b & 0x0f
-        pos += 1
-    elif b == 0xdc and pos + 3 <= size:
-        n = <Py_ssize_t>_get_be(p + pos + 1, 2)
-        pos += 3
-    else:
+    pos = _get_array_header(p, size, pos, &n)
+    if pos < 0:
         return None
     entries = []
     for k in range(n):
-        if pos + 2 > size or p[pos] != 0x93:
+        if pos >= size or p[pos] != 0x93:
             return None
-        b = p[pos + 1]
-        if b & 0xe0 == 0xa0:
-            ln = b & 0x1f
-            pos += 2
-        elif b == 0xd9 and pos + 3 <= size:
-            ln = p[pos + 2]
-            pos += 3
-        elif b == 0xda and pos + 4 <= size:
-            ln = <Py_ssize_t>_get_be(p + pos + 2, 2)
-            pos += 4
-        else:
+        pos = _get_str_header(p, size, pos + 1, &ln)
+        if pos < 0:
             return None
-        if pos + ln > size:
-            return None
-        i = find_utf8(book, p + pos, ln)
+        i = _address_id(book, p + pos, ln)
         if i < 0:
-            try:
-                i = book.id_of((<bytes>p[pos:pos + ln]).decode("utf-8"))
-            except UnicodeDecodeError:
-                return None
+            return None
         pos = _get_double(p, size, pos + ln, &x)
         if pos < 0:
             return None
