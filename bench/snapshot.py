@@ -28,7 +28,7 @@ from dgdrf.overlay_run import OverlayConfig, run_overlay
 
 ROOT = Path(__file__).resolve().parents[1]
 #: keys that differ between identical runs
-WALL = ("wall_s", "metrics_wall_s", "node_cycles_per_s", "messages_per_s")
+WALL = ("wall_s", "start_wall_s", "metrics_wall_s", "node_cycles_per_s", "messages_per_s")
 #: the thesis's policies, the snapshot's fixed set (a snapshot must compare with one
 #: taken before a policy was added; the papers' own are checked by their fingerprints)
 THESIS_POLICIES = ("drf", "drf-bestfit", "fifo", "probes", "ddrf-random", "ddrf-gradient", "dgdrf", "pdgdrf")
