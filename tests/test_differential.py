@@ -54,7 +54,7 @@ from dgdrf.model.resources import FIT_TOLERANCE, SHARE_TIE_TOLERANCE, fits, natu
 from dgdrf.nodes.protocol import ServerRequest, TaskRequest
 from dgdrf.nodes.server import Server
 from dgdrf.overlay.messages import GradientShuffle, Peers, PushSumShare
-from dgdrf.overlay.pushsum import int_to_bytes
+from dgdrf.overlay.pushsum import bytes_to_int, int_to_bytes
 from dgdrf.runtime.actor import Actor
 
 #: where the package's sources are (beside its extension modules when compiled)
@@ -607,6 +607,65 @@ def test_gini_in_python_floats_is_numpys_at_any_size(mod, xs):
     """gini switches from Python floats to numpy above SMALL_GINI values; the two are the
     same bits at every size, so the switch changes no result."""
     assert mod._gini_small(list(xs)) == mod._gini_numpy(xs) == mod.gini(xs)
+
+
+MAGNITUDES = st.sampled_from([0.0, 1.0, 0.3, 2.0**40, 2.0**61, 2.0**62.5, 2.0**62.99, 2.0**63, 2.0**64, 2.0**70])
+
+
+@SETTINGS
+@given(
+    st.lists(st.tuples(MAGNITUDES, st.booleans()), min_size=4, max_size=4),
+    st.lists(st.sampled_from(["a", "b", "frames", "messages"]), max_size=40),
+)
+def test_pushsum_masses_are_the_same_ints_in_c_integers_and_in_python_past_128_bits(values, steps):
+    """Compiled, a node keeps its masses as 128-bit C integers while they fit and moves
+    to Python ints for good before a sum would pass 128 bits (pushsum.pxd): every mass,
+    counter and share's bytes are those of the source, whether shares arrive as frames
+    (on_frame) or as messages, and the mass is conserved."""
+    from dgdrf.overlay.cyclon import Cyclon
+    from dgdrf.runtime.addresses import BOOK
+    from dgdrf.runtime.messages import encode
+
+    x = [(-v if neg else v) for v, neg in values]
+    traces, bigs = [], []
+    for mod in [p.values[0] for p in variants("dgdrf.overlay.pushsum")]:
+        h = Harness()
+        ca, cb = Cyclon(2, 1, 1.0, bootstrap=None), Cyclon(2, 1, 1.0, bootstrap=None)
+        pa, pb = mod.PushSum(x[:2], 1.0, ca), mod.PushSum(x[2:], 0.0, cb)
+        h.host("a", ca, pa)
+        h.host("b", cb, pb)
+        h.deliver("a", Peers(["b"]), src="bootstrap")
+        h.deliver("b", Peers(["a"]), src="bootstrap")
+        roles = {"a": pa, "b": pb}
+        initial = [u + v for u, v in zip(pa.s + [pa.w], pb.s + [pb.w])]
+        trace, done = [], len(h.sent)
+
+        def state():
+            return [(p.mass(), p.sent_mass, p.received_mass) for p in (pa, pb)]
+
+        for step in steps:
+            if step in roles:
+                roles[step].round()
+            else:
+                for sent in h.sent[done:]:
+                    if step == "frames":
+                        roles[sent.dst].on_frame(BOOK.id_of(sent.src), encode(sent.msg))
+                    else:
+                        h.actors[sent.dst].receive(sent.src, sent.msg)
+                done = len(h.sent)
+            trace.append(state())
+        in_flight = h.sent[done:]
+        trace.append([(m.s, m.w) for m in h.sent_messages(PushSumShare)])
+        flying = [sum(bytes_to_int(b) for sent in in_flight for b in sent.msg.s[j:j + 1]) for j in range(2)] + [sum(bytes_to_int(sent.msg.w) for sent in in_flight)]
+        assert [u + v + f for u, v, f in zip(pa.s + [pa.w], pb.s + [pb.w], flying)] == initial
+        traces.append(trace)
+        bigs.append(tuple(getattr(p, "_big", True) for p in (pa, pb)))
+        if not any(bigs[-1]) and steps:
+            for masses, sent, received in trace[-2]:
+                assert all(-(2**127) <= m < 2**127 for m in [*masses[0], masses[1], *sent, *received])
+    assert all(t == traces[0] for t in traces)
+    if len(bigs) == 2 and any(abs(v) >= 2.0**63 for v in x):  # compiled: a mass of 2**127 or more is a Python int
+        assert bigs[0] != (False, False)
 
 
 @pytest.mark.parametrize("mod", variants("dgdrf.overlay.pushsum"))

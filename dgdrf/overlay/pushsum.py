@@ -52,16 +52,27 @@ def bytes_to_int(b: bytes) -> int:
 
 
 class PushSum(Role):
-    """Push-sum of a vector value over the overlay."""
+    """Push-sum of a vector value over the overlay.
+
+    The masses (``s``, ``w``) and the counters ``sent_mass``/``received_mass`` are read as
+    Python ints. Interpreted they are lists of Python ints. Compiled, a node holds them as
+    128-bit C integers (pushsum.pxd) while every one fits, which at 2**-64 units is any
+    value below 2**63 in magnitude: no int object is made or freed a round (issue 34).
+    A sum that would pass 128 bits moves that node to Python ints for good, before it
+    changes anything, so both builds add the same exact integers."""
 
     def __init__(self, value: Sequence[float], weight: float, sampler: Cyclon, period: float = 1.0) -> None:
-        self.s = [to_fixed(x) for x in value]
-        self.w = to_fixed(weight)
+        self._s = [to_fixed(x) for x in value]
+        self._w = to_fixed(weight)
+        self._k = len(self._s)
+        self._sent = [0] * (self._k + 1)  # cumulative, s components then w
+        self._received = [0] * (self._k + 1)
+        self._big = True  # the masses are in the lists above
+        if cython.compiled:
+            _to_small(self)  # type: ignore[name-defined]  # pushsum.pxd's: into C integers, if they fit
         self.sampler = sampler
         self.period = period
         self.rounds = 0
-        self.sent_mass = [0] * (len(self.s) + 1)  # cumulative, s components then w
-        self.received_mass = [0] * (len(self.s) + 1)
         self.rnd = random.Random(0)
 
     def setup(self) -> None:
@@ -71,14 +82,50 @@ class PushSum(Role):
     #: shares arrive as frames and are read here, with no message object (issue 34)
     FRAME_TAGS = (PushSumShare.TAG,)
 
+    def _to_big(self) -> None:
+        """Compiled: the masses from C integers into the lists, for good (a sum would
+        pass 128 bits)."""
+        if not self._big:
+            self._s, self._w, self._sent, self._received = self.s, self.w, self.sent_mass, self.received_mass
+            self._big = True
+
+    @property
+    def s(self) -> list[int]:
+        """The vector mass s, a copy."""
+        if cython.compiled and not self._big:
+            return _small_list(self, 0, self._k)  # type: ignore[name-defined]
+        return list(self._s)
+
+    @property
+    def w(self) -> int:
+        """The weight w."""
+        if cython.compiled and not self._big:
+            return _small_list(self, self._k, 1)[0]  # type: ignore[name-defined]
+        return self._w
+
+    @property
+    def sent_mass(self) -> list[int]:
+        """Mass sent so far, s components then w (a copy)."""
+        if cython.compiled and not self._big:
+            return _small_list(self, self._k + 1, self._k + 1)  # type: ignore[name-defined]
+        return list(self._sent)
+
+    @property
+    def received_mass(self) -> list[int]:
+        """Mass received so far, s components then w (a copy)."""
+        if cython.compiled and not self._big:
+            return _small_list(self, 2 * self._k + 2, self._k + 1)  # type: ignore[name-defined]
+        return list(self._received)
+
     def estimate(self) -> list[float] | None:
         """s / w per component, or None while this node holds no weight."""
-        if self.w == 0:
+        w = self.w
+        if w == 0:
             return None
-        return [x / self.w for x in self.s]  # int / int: correctly rounded
+        return [x / w for x in self.s]  # int / int: correctly rounded
 
     def mass(self) -> tuple[list[int], int]:
-        return list(self.s), self.w
+        return self.s, self.w
 
     def round(self) -> None:
         """Algorithm 2, PUSHSUMROUND: half to a random peer, half kept."""
@@ -86,15 +133,21 @@ class PushSum(Role):
         peer = self.sampler.random_peer_id()
         if peer < 0:
             return
-        s, sent = self.s, self.sent_mass
+        if cython.compiled and not self._big:
+            frame = _round_small(self)  # type: ignore[name-defined]  # pushsum.pxd's: None if a sum would pass 128 bits
+            if frame is not None:
+                Actor.send_frame(self.actor, peer, _SHARE, frame)
+                return
+            self._to_big()
+        s, sent = self._s, self._sent
         n = len(s)
         hs = [x // 2 for x in s]
-        hw = self.w // 2
+        hw = self._w // 2
         for i in range(n):  # in place: index loops, which the compiled build runs in C
             h = hs[i]
             s[i] -= h
             sent[i] += h
-        self.w -= hw
+        self._w -= hw
         sent[n] += hw
         # the frame PushSumShare(s, w) encodes, made without the message object (compiled:
         # written in C, pushsum.pxd; msgpack's packer for what that does not handle)
@@ -105,30 +158,36 @@ class PushSum(Role):
 
     def on_frame(self, src: int, data: bytes) -> None:
         if cython.compiled:
-            hs = _read_share(data, len(self.s))  # type: ignore[name-defined]  # pushsum.pxd's: [h..., hw], or None
+            if not self._big and _add_share_small(self, data):  # type: ignore[name-defined]  # read and added in C
+                return
+            hs = _read_share(data, self._k)  # type: ignore[name-defined]  # pushsum.pxd's: [h..., hw], or None
             if hs is not None:
                 self._add(hs, hs.pop())
                 return
         arr = _unpackb(data)
-        self._received(BOOK.names[src], arr[1], arr[2])
+        self._received_share(BOOK.names[src], arr[1], arr[2])
 
     def on_PushSumShare(self, src: str, msg: PushSumShare) -> None:
-        self._received(src, msg.s, msg.w)
+        self._received_share(src, msg.s, msg.w)
 
-    def _received(self, src: str, ms: list[bytes], mw: bytes) -> None:
-        if len(ms) != len(self.s):
-            self.actor.report("bad_message", type="PushSumShare", src=src, reason=f"{len(ms)} components, expected {len(self.s)}")
+    def _received_share(self, src: str, ms: list[bytes], mw: bytes) -> None:
+        if len(ms) != self._k:
+            self.actor.report("bad_message", type="PushSumShare", src=src, reason=f"{len(ms)} components, expected {self._k}")
             return
         hs = [bytes_to_int(b) for b in ms]  # all decoded first: a bad one changes nothing
         self._add(hs, bytes_to_int(mw))
 
     def _add(self, hs: list[int], hw: int) -> None:
         """Take in a share's mass."""
-        s, received = self.s, self.received_mass
+        if cython.compiled and not self._big:
+            if _add_small(self, hs, hw):  # type: ignore[name-defined]
+                return
+            self._to_big()
+        s, received = self._s, self._received
         n = len(s)
         for i in range(n):
             h = hs[i]
             s[i] += h
             received[i] += h
-        self.w += hw
+        self._w += hw
         received[n] += hw
