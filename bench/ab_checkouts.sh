@@ -26,7 +26,9 @@ runs=(
   "grid100dgdrf|run --scenario configs/thesis-100x20.toml --policy dgdrf --neighbors 4 --seed 1 --quiet"
   "grid100pdgdrf|run --scenario configs/thesis-100x20.toml --policy pdgdrf --neighbors 4 --seed 1 --quiet"
 )
-wall() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d=d[0] if isinstance(d,list) else d; print(d['wall_s'])" "$1"; }
+# the loop's wall time; an overlay run's nodes' start (start_wall_s, timed apart since issue 34's
+# fourth part) added back, so both checkouts' figures cover the same events
+wall() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d=d[0] if isinstance(d,list) else d; print(d['wall_s'] + d.get('start_wall_s', 0.0))" "$1"; }
 median() { python3 -c "import statistics,sys; print(f'{statistics.median(map(float, sys.argv[1:])):.3f}')" "$@"; }
 printf "%-12s %-8s %24s %24s %8s\n" run core "A wall_s (each)" "B wall_s (each)" "B/A"
 for r in "${runs[@]}"; do
