@@ -296,3 +296,32 @@ def test_frames_reach_the_role_that_reads_them_with_the_senders_id():
 
     with pytest.raises(ValueError, match="below 128"):
         Echo("fc").add_role(Wide())
+
+
+def test_a_role_sends_frames_as_its_actor_does_and_falls_silent_when_it_stops():
+    """Role.send_frame goes through the sink and id its actor keeps in it: a role added
+    before or after registration sends as the actor would, with the actor's id; once the
+    actor stops (a crash), neither sends anything."""
+    from dgdrf.runtime.addresses import BOOK
+
+    for late in (False, True):
+        clock, transport = make(seed=6)
+        reader = NoteReader()
+        transport.register(Echo("rb")).add_role(reader)
+        a, sender = Echo("ra"), Role()
+        if not late:
+            a.add_role(sender)
+        transport.register(a)
+        if late:
+            a.add_role(sender)
+        for i in range(5):
+            sender.send_frame(BOOK.id_of("rb"), FrameNote.TAG, encode(FrameNote(i)))
+        Actor.send_frame(a, BOOK.id_of("rb"), FrameNote.TAG, encode(FrameNote(5)))
+        clock.run()
+        assert sorted((src, n) for _, src, n in reader.got) == [(BOOK.id_of("ra"), i) for i in range(6)]
+        sent = transport.stats.totals()
+        a.stop()
+        sender.send_frame(BOOK.id_of("rb"), FrameNote.TAG, encode(FrameNote(6)))
+        Actor.send_frame(a, BOOK.id_of("rb"), FrameNote.TAG, encode(FrameNote(7)))
+        clock.run()
+        assert len(reader.got) == 6 and transport.stats.totals() == sent

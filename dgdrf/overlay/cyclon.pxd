@@ -2,7 +2,7 @@
 # file is the source). Fields read or set from Python code are public.
 
 cimport cython
-from dgdrf.runtime.actor cimport Actor, Role
+from dgdrf.runtime.actor cimport Role
 from dgdrf.runtime.addresses cimport AddressBook
 from dgdrf.overlay.descriptors cimport Descriptors
 from dgdrf.runtime.twister cimport Twister

@@ -51,7 +51,7 @@ import msgpack
 
 from dgdrf.overlay.descriptors import MAX_AGE, Descriptors
 from dgdrf.overlay.messages import CyclonReply, CyclonShuffle, Join, Peers
-from dgdrf.runtime.actor import Actor, Role
+from dgdrf.runtime.actor import Role
 from dgdrf.runtime.addresses import BOOK
 from dgdrf.runtime.twister import Twister
 
@@ -330,7 +330,7 @@ class Cyclon(Role):
             entries.append((self.me, 0, mine))
             self._sent[oldest] = sent
             self._last_peer = oldest
-            Actor.send_frame(self.actor, oldest, _SHUFFLE, _packb((_SHUFFLE, entries)))
+            Role.send_frame(self, oldest, _SHUFFLE, _packb((_SHUFFLE, entries)))
             return
         o = _oldest(self._v, self._vn)
         oldest = self._v[_W * o]
@@ -347,7 +347,7 @@ class Cyclon(Role):
         out.add(self._me, 0, mine)
         self._sent[oldest] = sent
         self._last_peer = oldest
-        Actor.send_frame(self.actor, oldest, _SHUFFLE, out.frame(_SHUFFLE))
+        Role.send_frame(self, oldest, _SHUFFLE, out.frame(_SHUFFLE))
 
     def on_frame(self, src: int, data: bytes) -> None:
         """A shuffle's or a reply's frame from node id ``src`` (its second byte is the tag)."""
@@ -397,7 +397,7 @@ class Cyclon(Role):
             k = _PERM[j]
             out.add(self._v[_W * k], cycle - self._v[_W * k + 1], self._vprof[k])
             _SENT[j] = self._v[_W * k]
-        Actor.send_frame(self.actor, src, _REPLY, out.frame(_REPLY))
+        Role.send_frame(self, src, _REPLY, out.frame(_REPLY))
         self._merge(m)
 
     def _merge(self, nsent: int) -> None:
@@ -453,7 +453,7 @@ class Cyclon(Role):
             self.alone = False
             self._last_peer = src
             sent = _sample(list(self._d), self.l, self._rnd.random)
-            Actor.send_frame(self.actor, src, _REPLY, _packb((_REPLY, self._described(sent))))
+            Role.send_frame(self, src, _REPLY, _packb((_REPLY, self._described(sent))))
         else:
             sent = self._sent.pop(src, [])
         self._merge_entries(entries, sent)

@@ -12,7 +12,7 @@ from libc.stdint cimport uint64_t
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE, PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
-from dgdrf.runtime.actor cimport Actor, Role
+from dgdrf.runtime.actor cimport Role
 from dgdrf.runtime.addresses cimport AddressBook
 from dgdrf.overlay.cyclon cimport Cyclon
 from dgdrf.overlay.descriptors cimport _put_uint, _uint_size, _put_be, _get_be, _get_array_header, _get_str_header, _address_id

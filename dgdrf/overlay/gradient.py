@@ -50,7 +50,7 @@ import msgpack
 
 from dgdrf.overlay.cyclon import Cyclon
 from dgdrf.overlay.messages import CentreAck, CentreCheck, GradientReply, GradientShuffle
-from dgdrf.runtime.actor import Actor, Role
+from dgdrf.runtime.actor import Role
 from dgdrf.runtime.addresses import BOOK
 
 try:
@@ -445,7 +445,7 @@ class Gradient(GradientBase):
     def _send_exchange(self, dst: int, tag: int, u: float, s: int) -> None:
         """Send node id ``dst`` this node's descriptor and view (GradientShuffle or
         GradientReply: ``tag``) as a frame (:func:`exchange_frame`)."""
-        Actor.send_frame(self.actor, dst, tag, exchange_frame(tag, u, s, self.view))
+        Role.send_frame(self, dst, tag, exchange_frame(tag, u, s, self.view))
 
     def _answer(self, src_id: int, src: str, utility: float, stamp: int, entries: list) -> None:
         """Answer a shuffle with this node's descriptor and view, then merge it."""

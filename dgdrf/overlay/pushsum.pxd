@@ -13,7 +13,7 @@
 cimport cython
 from libc.string cimport memcpy
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE, PyBytes_FromStringAndSize
-from dgdrf.runtime.actor cimport Actor, Role
+from dgdrf.runtime.actor cimport Role
 from dgdrf.overlay.cyclon cimport Cyclon
 
 cdef extern from *:

@@ -23,7 +23,7 @@ import msgpack
 
 from dgdrf.overlay.cyclon import Cyclon
 from dgdrf.overlay.messages import PushSumShare
-from dgdrf.runtime.actor import Actor, Role
+from dgdrf.runtime.actor import Role
 from dgdrf.runtime.addresses import BOOK
 
 try:
@@ -136,7 +136,7 @@ class PushSum(Role):
         if cython.compiled and not self._big:
             frame = _round_small(self)  # type: ignore[name-defined]  # pushsum.pxd's: None if a sum would pass 128 bits
             if frame is not None:
-                Actor.send_frame(self.actor, peer, _SHARE, frame)
+                Role.send_frame(self, peer, _SHARE, frame)
                 return
             self._to_big()
         s, sent = self._s, self._sent
@@ -154,7 +154,7 @@ class PushSum(Role):
         frame = _share_frame(hs, hw) if cython.compiled else None  # type: ignore[name-defined]  # pushsum.pxd's
         if frame is None:
             frame = _packb((_SHARE, [int_to_bytes(h) for h in hs], int_to_bytes(hw)))
-        Actor.send_frame(self.actor, peer, _SHARE, frame)
+        Role.send_frame(self, peer, _SHARE, frame)
 
     def on_frame(self, src: int, data: bytes) -> None:
         if cython.compiled:

@@ -2,7 +2,7 @@
 # the .py file is the source). Fields read or set from Python code are public.
 
 cimport cython
-from dgdrf.runtime.actor cimport Actor
+from dgdrf.runtime.actor cimport Role
 from dgdrf.overlay.gradient cimport GradientBase, exchange_frame, preferred
 
 cdef long _SHUFFLE

@@ -36,7 +36,7 @@ from typing import Any
 from dgdrf.overlay.cyclon import Cyclon
 from dgdrf.overlay.gradient import GradientBase, choice, exchange_frame, preferred
 from dgdrf.overlay.messages import GradientReply, GradientShuffle
-from dgdrf.runtime.actor import Actor
+from dgdrf.runtime.actor import Role
 
 _SHUFFLE = GradientShuffle.TAG
 _REPLY = GradientReply.TAG
@@ -97,7 +97,7 @@ class ToolboxGradient(GradientBase):
         """Send node id ``dst`` this node's utility and its view with ages, the frame of
         GradientShuffle(utility, 0, entries) or GradientReply (``tag``) written without
         the message object (:func:`~dgdrf.overlay.gradient.exchange_frame`)."""
-        Actor.send_frame(self.actor, dst, tag, exchange_frame(tag, self.utility(), 0, self.view, self.clock))
+        Role.send_frame(self, dst, tag, exchange_frame(tag, self.utility(), 0, self.view, self.clock))
 
     def _timeout(self, partner: str, round_: int) -> None:
         if self._awaiting == (partner, round_):

@@ -23,8 +23,11 @@ cdef class Role:
     # call of a cpdef method of a compiled role (on_frame: every frame delivered) looked
     # the name up in the instance's dictionary first, for an override (issue 34).
     cdef public Actor actor
+    cdef public FrameSink _sink  # the actor's, kept here by the actor (send_frame)
+    cdef public long long _nid  # the actor's id, as a C integer: the book's int object of a node is far from the cache at 10^4 nodes
 
     cpdef on_frame(self, long long src, bytes data)
+    cpdef send_frame(self, long long dst, long tag, bytes data)
 
 
 cdef class Periodic(Event):
@@ -34,6 +37,7 @@ cdef class Periodic(Event):
     cdef object _fire_cb
     cdef object _period
     cdef object _fn
+    cdef object _self  # a bound method's object (_fn is then its function), or None
     cdef object _handle
     cdef bint _active
 
@@ -55,3 +59,4 @@ cdef class Actor:
 
     cpdef send(self, dst, msg)
     cpdef send_frame(self, long long dst, long tag, bytes data)
+    cdef _give_roles_the_sink(self)

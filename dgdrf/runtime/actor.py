@@ -14,6 +14,7 @@ on a real loop over sockets.
 
 from __future__ import annotations
 
+from types import MethodType
 from typing import Any, Callable, Protocol, TypeVar
 
 import numpy as np
@@ -96,6 +97,15 @@ class Role:
         """A frame of one of ``FRAME_TAGS`` from node id ``src``, undecoded."""
         raise NotImplementedError(f"{type(self).__name__} lists FRAME_TAGS but reads no frame")
 
+    def send_frame(self, dst: int, tag: int, data: bytes) -> None:
+        """Send a frame this role encoded itself (tag ``tag``) to node id ``dst``: what
+        :meth:`Actor.send_frame` of its actor does, through the actor's sink and id, which
+        the actor keeps in each of its roles (:meth:`Actor.add_role`, ``attach``,
+        ``stop``). Compiled roles call it as ``Role.send_frame(self, ...)``, a C call that
+        touches the role, not the actor, whose object a role's round or frame does not
+        otherwise need (at 10^4 nodes it is far from the cache: issue 34)."""
+        self._sink.send_frame(self._nid, dst, tag, data)
+
 
 R = TypeVar("R", bound=Role)
 
@@ -110,6 +120,12 @@ class Periodic(Event):
     def __init__(self, actor: Actor, period: float, fn: Callable[[], Any], first: float) -> None:
         clock = actor.ctx.clock
         self._clock, self._period, self._fn, self._active = clock, period, fn, True
+        # a bound method (a role's round) is called as its function with its object: the
+        # method object, one per timer, is then never touched (at 10^4 nodes it is far
+        # from the cache at every firing; the function is shared by all nodes: issue 34)
+        self._self = None
+        if isinstance(fn, MethodType):
+            self._fn, self._self = fn.__func__, fn.__self__
         self._handle: TimerHandle | None = None
         self._virtual: VirtualClock | None = None
         if isinstance(clock, VirtualClock):
@@ -126,13 +142,19 @@ class Periodic(Event):
             return
         assert self._virtual is not None  # fire: the virtual clock's event
         self._virtual.schedule_ticks(self._ticks, self, ())
-        self._fn()
+        if self._self is not None:
+            self._fn(self._self)
+        else:
+            self._fn()
 
     def _fire(self) -> None:
         if not self._active:
             return
         self._handle = self._clock.call_later(self._period, self._fire_cb)
-        self._fn()
+        if self._self is not None:
+            self._fn(self._self)
+        else:
+            self._fn()
 
     def cancel(self) -> None:
         self._active = False
@@ -204,6 +226,7 @@ class Actor:
         """Host ``role``: its ``on_<Msg>`` handlers join the actor's. Two handlers for one
         message type is a wiring bug and raises."""
         role.actor = self
+        role._sink, role._nid = self._sink, self.nid
         if self._role_handlers is _NO_ROLES:
             self._role_handlers = {}
         for cls, name in _handler_table(role).items():
@@ -226,6 +249,12 @@ class Actor:
         self.ctx = ctx
         self._tsend = ctx.transport.send
         self._sink = ctx.transport if isinstance(ctx.transport, FrameSink) else _FramesAsMessages(ctx.transport)
+        self._give_roles_the_sink()
+
+    def _give_roles_the_sink(self) -> None:
+        """Every role sends through the actor's sink (:meth:`Role.send_frame`)."""
+        for role in self.roles:
+            role._sink = self._sink
 
     # -- lifecycle -----------------------------------------------------------------
     def start(self) -> None:
@@ -248,6 +277,7 @@ class Actor:
             role.on_stop()
         self._tsend = _silenced
         self._sink = _SILENCED
+        self._give_roles_the_sink()
         if self.ctx is not None:
             self.ctx = Context(self.ctx.clock, self.ctx.transport, _no_report, self.ctx.rng)
 
@@ -259,9 +289,8 @@ class Actor:
     def send_frame(self, dst: int, tag: int, data: bytes) -> None:
         """Send a frame this actor's role encoded itself (tag ``tag``) to node id ``dst``.
 
-        Compiled roles call it as ``Actor.send_frame(actor, ...)``: through the class, the
-        compiled build calls it in C without a cpdef method's check for a Python override,
-        which looks the name up in the actor's own ``__dict__`` at every call."""
+        Compiled roles send by :meth:`Role.send_frame` instead, which takes the same
+        sink and id from the role itself."""
         self._sink.send_frame(self.nid, dst, tag, data)
 
     def receive(self, src: str, msg: Message) -> None:

@@ -47,7 +47,7 @@ cdef class LocalTransport(FrameSink):
     cdef dict __dict__
 
     cpdef send(self, src, dst, msg)
-    @cython.locals(actor=Actor, clock=VirtualClock, by_id=list, table=list, deliver=Event)
+    @cython.locals(clock=VirtualClock, by_id=list, table=list, deliver=Event, to=object)
     cpdef send_frame(self, src, long long dst, long tag, bytes data)
     cdef long long _next_latency(self) except? -1
 
