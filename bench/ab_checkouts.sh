@@ -15,7 +15,7 @@ set -euo pipefail
 a="${A:?set A to the other checkout (built)}"; b="${B:-.}"; repeat="${REPEAT:-3}"
 want="${RUNS:-cyclon5000 pushsum5000 dgdrf1000}"; cores="${CORES:-compiled pure}"
 out="$(mktemp -d)"
-rev() { git -C "$1" rev-parse --short HEAD; }
+rev() { echo "$(git -C "$1" rev-parse --short HEAD)$(git -C "$1" diff --quiet HEAD -- . || echo +dirty)"; }  # +dirty: the work tree differs from HEAD
 echo "# $(date -u +%Y-%m-%dT%H:%MZ), A = $(rev "$a"), B = $(rev "$b"), $(nproc) cpus, load $(cut -d' ' -f1 /proc/loadavg), $repeat alternations"
 runs=(
   "cyclon5000|overlay --protocol cyclon --nodes 5000 --cycles 20 --view-size 20 --shuffle-length 8"
