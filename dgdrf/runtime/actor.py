@@ -86,6 +86,8 @@ class Role:
     FRAME_TAGS: tuple[int, ...] = ()
 
     actor: Actor
+    _sink: FrameSink  # the actor's sink and id, kept here by the actor (send_frame)
+    _nid: int
 
     def setup(self) -> None:
         """Called when the hosting actor starts (schedule timers here)."""
@@ -119,11 +121,12 @@ class Periodic(Event):
 
     def __init__(self, actor: Actor, period: float, fn: Callable[[], Any], first: float) -> None:
         clock = actor.ctx.clock
-        self._clock, self._period, self._fn, self._active = clock, period, fn, True
+        self._clock, self._period, self._active = clock, period, True
+        self._fn: Callable[..., Any] = fn
         # a bound method (a role's round) is called as its function with its object: the
         # method object, one per timer, is then never touched (at 10^4 nodes it is far
         # from the cache at every firing; the function is shared by all nodes: issue 34)
-        self._self = None
+        self._self: object = None
         if isinstance(fn, MethodType):
             self._fn, self._self = fn.__func__, fn.__self__
         self._handle: TimerHandle | None = None
