@@ -4,11 +4,10 @@
 # 128-bit C integers in _m (s..., w, then sent's k + 1, then received's k + 1); a sum that
 # would pass 128 bits moves it to the Python int lists for good (_big), before anything
 # changes. All int128 arithmetic is in the C below, checked; Cython only passes pointers.
-# _share_frame and _read_share are the share frame's typed codec for Python ints (issue
-# 34): msgpack's bytes of [28, [bin, ...], bin], each bin a mass as int_to_bytes writes it
-# (minimal signed big-endian), made and read with CPython's own integer <-> bytes
-# conversions; None where only msgpack's general path goes (pushsum.py then takes it).
-# _round_small and _add_share_small are the same frame for the C integers.
+# _round_small and _add_share_small are the share frame's typed codec for the C integers
+# (issue 34): msgpack's bytes of [28, [bin, ...], bin], each bin a mass as int_to_bytes
+# writes it (minimal signed big-endian). A node on Python ints, and a frame the C codec
+# declines, take msgpack's path in pushsum.py, as the interpreted build does.
 
 cimport cython
 from libc.string cimport memcpy
@@ -18,9 +17,9 @@ from dgdrf.overlay.cyclon cimport Cyclon
 
 cdef extern from *:
     """
-    /* int_to_bytes and bytes_to_int of pushsum.py in C: the minimal signed big-endian bytes
-       of a Python int (bit_length // 8 + 1 of them), and back. CPython 3.13 added an
-       argument to _PyLong_AsByteArray and made _PyLong_NumBits return int64_t. */
+    /* A Python int's bit length and its big-endian bytes (for dgdrf_long_to_i128 below).
+       CPython 3.13 added an argument to _PyLong_AsByteArray and made _PyLong_NumBits
+       return int64_t. */
     static long long dgdrf_long_nbits(PyObject *v) {
         return (long long)_PyLong_NumBits(v);
     }
@@ -30,9 +29,6 @@ cdef extern from *:
     #else
         return _PyLong_AsByteArray((PyLongObject *)v, out, n, 0, 1);
     #endif
-    }
-    static PyObject *dgdrf_long_from_be(const unsigned char *b, size_t n) {
-        return _PyLong_FromByteArray(b, n, 0, 1);
     }
 
     /* Masses as 128-bit integers (GCC and Clang's __int128). */
@@ -112,7 +108,6 @@ cdef extern from *:
     """
     long long dgdrf_long_nbits(object v) except? -1
     int dgdrf_long_to_be(object v, unsigned char* out, size_t n) except -1
-    object dgdrf_long_from_be(const unsigned char* b, size_t n)
     ctypedef long long dgdrf_i128  # __int128: only passed to the functions here
     Py_ssize_t dgdrf_i128_nbytes(dgdrf_i128 x)
     unsigned char* dgdrf_i128_bin(dgdrf_i128 x, Py_ssize_t n, unsigned char* q)
@@ -228,58 +223,3 @@ cdef inline bint _add_small(PushSum p, list hs, object hw):
         if type(x) is not int or not dgdrf_long_to_i128(x, &h[j]):
             return False
     return dgdrf_ps_take(p._m, k, h)
-
-
-cdef inline object _share_frame(list hs, object hw):
-    """The share frame [28, [h...], hw], or None (more than 15 components, a mass of more
-    than 255 bytes)."""
-    cdef Py_ssize_t k = len(hs), j, size = 3, n
-    cdef long long bits[16]
-    cdef object h
-    cdef bytes out
-    cdef unsigned char* q
-    if k >= 16:
-        return None
-    for j in range(k + 1):
-        h = hs[j] if j < k else hw
-        if type(h) is not int:
-            return None
-        bits[j] = dgdrf_long_nbits(h) // 8 + 1
-        if bits[j] > 255:
-            return None
-        size += 2 + bits[j]
-    out = PyBytes_FromStringAndSize(NULL, size)
-    q = <unsigned char*>PyBytes_AS_STRING(out)
-    q[0] = 0x93
-    q[1] = <unsigned char>_SHARE
-    q[2] = <unsigned char>(0x90 | k)
-    q += 3
-    for j in range(k + 1):
-        h = hs[j] if j < k else hw
-        n = bits[j]
-        q[0] = 0xc4
-        q[1] = <unsigned char>n
-        dgdrf_long_to_be(h, q + 2, n)
-        q += 2 + n
-    return out
-
-
-cdef inline object _read_share(bytes data, Py_ssize_t k):
-    """The masses of a share frame with ``k`` components, [h..., hw], or None (another
-    shape: the general path reads it, and reports it if it is wrong)."""
-    cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(data)
-    cdef Py_ssize_t size = PyBytes_GET_SIZE(data), pos = 3, j, n
-    cdef list out = []
-    if k >= 16 or size < 3 or p[0] != 0x93 or p[2] != (0x90 | k):
-        return None
-    for j in range(k + 1):
-        if pos + 2 > size or p[pos] != 0xc4:
-            return None
-        n = p[pos + 1]
-        if pos + 2 + n > size:
-            return None
-        out.append(dgdrf_long_from_be(p + pos + 2, n))
-        pos += 2 + n
-    if pos != size:
-        return None
-    return out

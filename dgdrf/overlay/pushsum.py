@@ -149,21 +149,12 @@ class PushSum(Role):
             sent[i] += h
         self._w -= hw
         sent[n] += hw
-        # the frame PushSumShare(s, w) encodes, made without the message object (compiled:
-        # written in C, pushsum.pxd; msgpack's packer for what that does not handle)
-        frame = _share_frame(hs, hw) if cython.compiled else None  # type: ignore[name-defined]  # pushsum.pxd's
-        if frame is None:
-            frame = _packb((_SHARE, [int_to_bytes(h) for h in hs], int_to_bytes(hw)))
-        Role.send_frame(self, peer, _SHARE, frame)
+        # the frame PushSumShare(s, w) encodes, made without the message object
+        Role.send_frame(self, peer, _SHARE, _packb((_SHARE, [int_to_bytes(h) for h in hs], int_to_bytes(hw))))
 
     def on_frame(self, src: int, data: bytes) -> None:
-        if cython.compiled:
-            if not self._big and _add_share_small(self, data):  # type: ignore[name-defined]  # read and added in C
-                return
-            hs = _read_share(data, self._k)  # type: ignore[name-defined]  # pushsum.pxd's: [h..., hw], or None
-            if hs is not None:
-                self._add(hs, hs.pop())
-                return
+        if cython.compiled and not self._big and _add_share_small(self, data):  # type: ignore[name-defined]  # read and added in C
+            return
         arr = _unpackb(data)
         self._received_share(BOOK.names[src], arr[1], arr[2])
 
