@@ -37,7 +37,7 @@ cdef class Periodic(Event):
     cdef object _fire_cb
     cdef object _period
     cdef object _fn
-    cdef object _self  # a bound method's object (_fn is then its function), or None
+    cdef tuple _args  # (a bound method's object,) with _fn its function, or ()
     cdef object _handle
     cdef bint _active
 

@@ -126,9 +126,9 @@ class Periodic(Event):
         # a bound method (a role's round) is called as its function with its object: the
         # method object, one per timer, is then never touched (at 10^4 nodes it is far
         # from the cache at every firing; the function is shared by all nodes: issue 34)
-        self._self: object = None
+        self._args: tuple = ()
         if isinstance(fn, MethodType):
-            self._fn, self._self = fn.__func__, fn.__self__
+            self._fn, self._args = fn.__func__, (fn.__self__,)
         self._handle: TimerHandle | None = None
         self._virtual: VirtualClock | None = None
         if isinstance(clock, VirtualClock):
@@ -145,19 +145,13 @@ class Periodic(Event):
             return
         assert self._virtual is not None  # fire: the virtual clock's event
         self._virtual.schedule_ticks(self._ticks, self, ())
-        if self._self is not None:
-            self._fn(self._self)
-        else:
-            self._fn()
+        self._fn(*self._args)
 
     def _fire(self) -> None:
         if not self._active:
             return
         self._handle = self._clock.call_later(self._period, self._fire_cb)
-        if self._self is not None:
-            self._fn(self._self)
-        else:
-            self._fn()
+        self._fn(*self._args)
 
     def cancel(self) -> None:
         self._active = False
