@@ -262,6 +262,17 @@ class NoteReader(Role):
         self.got.append((self.actor.now(), src, msgpack.unpackb(data)[1]))
 
 
+def register_with(transport: LocalTransport, actor: Actor, role: Role, late: bool) -> Actor:
+    """``actor`` on ``transport`` with ``role`` added before its registration, or after
+    it (``late``)."""
+    if not late:
+        actor.add_role(role)
+    transport.register(actor)
+    if late:
+        actor.add_role(role)
+    return actor
+
+
 def test_frames_reach_the_role_that_reads_them_with_the_senders_id():
     """A frame whose tag a role lists goes to its on_frame with the sender's node id
     (the transport's table, or the actor's when the role came after registration), every
@@ -273,11 +284,7 @@ def test_frames_reach_the_role_that_reads_them_with_the_senders_id():
         clock, transport = make(seed=5)
         a, b = transport.register(Echo("fa")), Echo("fb")
         reader = NoteReader()
-        if not late:
-            b.add_role(reader)
-        transport.register(b)
-        if late:
-            b.add_role(reader)
+        register_with(transport, b, reader, late)
         for i in range(20):
             Actor.send_frame(a, BOOK.id_of("fb"), FrameNote.TAG, encode(FrameNote(i)))
         clock.run()
@@ -309,11 +316,7 @@ def test_a_role_sends_frames_as_its_actor_does_and_falls_silent_when_it_stops():
         reader = NoteReader()
         transport.register(Echo("rb")).add_role(reader)
         a, sender = Echo("ra"), Role()
-        if not late:
-            a.add_role(sender)
-        transport.register(a)
-        if late:
-            a.add_role(sender)
+        register_with(transport, a, sender, late)
         for i in range(5):
             sender.send_frame(BOOK.id_of("rb"), FrameNote.TAG, encode(FrameNote(i)))
         Actor.send_frame(a, BOOK.id_of("rb"), FrameNote.TAG, encode(FrameNote(5)))
