@@ -34,10 +34,16 @@ wants two roles to talk.
 from __future__ import annotations
 
 import heapq
+import importlib.util
+import sys
+import types
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+
+import dgdrf
 
 from dgdrf.nodes.collector import REPORT_KINDS
 from dgdrf.runtime.actor import Actor, Context, Role
@@ -256,12 +262,39 @@ def selection_pool(gradient: Any, heard: dict) -> dict:
     """What a stamped Gradient's ``_select`` chooses from: the remembered nodes, the view
     and ``heard``, each with its freshest descriptor (the earlier source kept on equal
     stamps): the reference the selection tests rank themselves."""
-    pool = dict(gradient._fresh)
+    remembered = gradient.remembered
+    pool = dict(remembered)
     extra: dict = {}
     for source in (gradient.view, heard):
         for addr, desc in source.items():
-            held = extra.get(addr) or gradient._fresh.get(addr)
+            held = extra.get(addr) or remembered.get(addr)
             if held is None or desc[1] > held[1]:
                 extra[addr] = desc
     pool.update(extra)
     return pool
+
+
+#: where the package's sources are (beside its extension modules when compiled)
+SOURCES = Path(dgdrf.__file__).resolve().parents[1]
+_SOURCES: dict[str, types.ModuleType] = {}
+
+
+def source_module(name: str) -> types.ModuleType:
+    """Module ``name`` loaded from its .py file under another name (the pure build of a
+    module that imported compiled), once."""
+    if name not in _SOURCES:
+        alias = "_pure_source_" + name.replace(".", "_")
+        spec = importlib.util.spec_from_file_location(alias, SOURCES / (name.replace(".", "/") + ".py"))
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[alias] = module  # dataclasses look their module up while the class is made
+        spec.loader.exec_module(module)
+        _SOURCES[name] = module
+    return _SOURCES[name]
+
+
+def interpreted(name: str) -> types.ModuleType:
+    """Module ``name`` as the interpreted build runs it: as imported if that is its .py
+    file, else its source loaded apart (:func:`source_module`)."""
+    imported = importlib.import_module(name)
+    return imported if str(imported.__file__).endswith(".py") else source_module(name)

@@ -34,18 +34,15 @@ import importlib.util
 import math
 import random
 from array import array
-import sys
 import types
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from harness import Harness, selection_pool
-import dgdrf
+from harness import Harness, selection_pool, source_module
 from dgdrf.model.constraints import UNCONSTRAINED, Constraint
 from dgdrf.model.ledger import AllocationLedger
 from dgdrf.model.notions import notion
@@ -57,25 +54,8 @@ from dgdrf.overlay.messages import GradientShuffle, Peers, PushSumShare
 from dgdrf.overlay.pushsum import bytes_to_int, int_to_bytes
 from dgdrf.runtime.actor import Actor
 
-#: where the package's sources are (beside its extension modules when compiled)
-SOURCES = Path(dgdrf.__file__).resolve().parents[1]
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-_SOURCES: dict[str, types.ModuleType] = {}
-
-
-def _source(name: str) -> types.ModuleType:
-    """Module ``name`` loaded from its .py file under another name (the pure build of a
-    module that imported compiled), once."""
-    if name not in _SOURCES:
-        alias = "_pure_source_" + name.replace(".", "_")
-        spec = importlib.util.spec_from_file_location(alias, SOURCES / (name.replace(".", "/") + ".py"))
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[alias] = module  # dataclasses look their module up while the class is made
-        spec.loader.exec_module(module)
-        _SOURCES[name] = module
-    return _SOURCES[name]
+_source = source_module
 
 
 def variants(name: str) -> list:

@@ -192,7 +192,7 @@ def test_gradient_converges_to_a_correct_centre(memory):
     assert verdicts == [True]
     assert run.per_cycle[-1]["converged_fraction"] > run.per_cycle[5]["converged_fraction"]
     if memory == 0:  # the toolbox gradient keeps nothing beyond its view
-        assert all(not gr._fresh for gr in run.gradient.values())
+        assert all(not gr.remembered for gr in run.gradient.values())
 
 
 def test_gradient_reconverges_after_the_top_utility_drops():
@@ -413,11 +413,11 @@ def test_stamped_memory_is_not_spent_on_nodes_outside_the_gradient():
     assert set(g.view) == {"a", "b"}  # the closest above (eq. 3.9); r only remembered
     for i in range(10):  # gossip from servers without users
         g._merge(f"idle{i}", -inf, 1, [[f"idle{i}-peer", -inf, 1]])
-    assert set(g._fresh) == {"r", "a", "b"}
+    assert set(g.remembered) == {"r", "a", "b"}
     g._merge("a", -0.6, 6, [["b", -0.7, 6]])  # a and b allocated and fell below us
     assert "r" in g.view and not g.is_centre()
     g._merge("r", -inf, 6, [])  # r lost its users: it leaves the memory, not just the view
-    assert "r" not in g._fresh and all(k[2] != "r" for k in g._ranked)
+    assert "r" not in g.remembered
     assert g.is_centre()
 
 
@@ -439,7 +439,7 @@ def test_stamped_gradient_does_not_take_back_a_node_from_news_older_than_its_min
     g._merge("r", -inf, 7, [])  # r's users are stuck: it leaves the gradient
     assert g.is_centre()
     g._merge("a", -0.6, 6, [["r", -0.1, 5], ["b", -0.7, 6]])  # a still relays r's old news
-    assert "r" not in g._fresh and g.view.get("r", (-inf, 0))[0] == -inf
+    assert "r" not in g.remembered and g.view.get("r", (-inf, 0))[0] == -inf
     assert g.is_centre()
     g._merge("b", -0.7, 7, [["r", -0.2, 9]])  # newer news: r has a user that fits again
     assert g.view["r"] == (-0.2, 9) and not g.is_centre()
@@ -453,22 +453,23 @@ def test_by_default_a_node_with_users_remembers_every_node_with_users_and_one_wi
     for i in range(100):  # 100 servers with users heard of, among 100 without
         for g in (busy, idle):
             g._merge(f"s{i}", -i / 100, 1, [[f"idle{i}", -inf, 1]])
-    assert len(busy._fresh) == 100 and not any(a.startswith("idle") for a in busy._fresh)
-    assert len(idle._fresh) == default_memory(2) == 24
-    assert set(idle._fresh) == {f"s{i}" for i in range(76, 100)}  # the most recently heard
+    assert len(busy.remembered) == 100 and not any(a.startswith("idle") for a in busy.remembered)
+    assert len(idle.remembered) == default_memory(2) == 24
+    assert set(idle.remembered) == {f"s{i}" for i in range(76, 100)}  # the most recently heard
 
 
 def test_reused_selection_is_the_full_selection(monkeypatch):
-    """``Gradient._reselect`` skips ranking the pool again when nothing in it can change
-    the chosen view (the emulation's hottest path). Every reuse is checked here against a
-    full selection of the same pool, over a whole dgdrf run (views, their order and the
-    descriptors kept), and the run's result must be the one with reuse switched off.
-    (The run's gradients are a subclass that checks: a compiled Gradient's methods cannot
-    be replaced on the class itself, but a subclass's override is called from C.)"""
+    """``Gradient._reselect`` (the interpreted build's: the compiled one ranks its arrays
+    every time) skips ranking the pool again when nothing in it can change the chosen
+    view. Every reuse is checked here against a full selection of the same pool, over a
+    whole dgdrf run (views, their order and the descriptors kept), and the run's result
+    must be the one with reuse switched off, and the compiled build's."""
     import dgdrf.policies.distributed as distributed
     from dgdrf.emulation import RunConfig, run_emulation
     from dgdrf.model.generators import google_2011_scenario
-    from dgdrf.overlay.gradient import Gradient
+    from harness import interpreted
+
+    Gradient = interpreted("dgdrf.overlay.gradient").Gradient
 
     scenario = google_2011_scenario(20, 6, 3)
     checked = []
@@ -495,9 +496,11 @@ def test_reused_selection_is_the_full_selection(monkeypatch):
         r.pop("wall_s")
         return r
 
+    as_built = run()
     monkeypatch.setattr(distributed, "Gradient", Checked)
     with_reuse = run()
     assert len(checked) > 1000  # the reuse path was taken, and each time it was right
+    assert with_reuse == as_built
     monkeypatch.setattr(distributed, "Gradient", NoReuse)
     assert run() == with_reuse
 

@@ -13,7 +13,7 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE, PyBytes_FromStri
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 from dgdrf.runtime.actor cimport Role
-from dgdrf.runtime.addresses cimport AddressBook
+from dgdrf.runtime.addresses cimport AddressBook, wire_of
 from dgdrf.overlay.cyclon cimport Cyclon
 from dgdrf.overlay.descriptors cimport _put_uint, _uint_size, _put_be, _get_be, _get_array_header, _get_str_header, _address_id
 
@@ -45,6 +45,15 @@ cdef double _INF
 cdef AddressBook BOOK
 cdef long _SHUFFLE
 cdef long _REPLY
+cdef long long _IDLE_LAST
+cdef long long[::1] _HID
+cdef double[::1] _HU
+cdef long long[::1] _HS
+cdef long long[::1] _PID
+cdef double[::1] _PU
+cdef long long[::1] _PS
+cdef long long[::1] _PT
+cdef long long[::1] _RANK
 
 
 cdef class GradientBase(Role):
@@ -54,7 +63,8 @@ cdef class GradientBase(Role):
     cdef public Cyclon sampler
     cdef public object validation_timeout
     cdef public bint idle_quiet
-    cdef public dict view
+    cdef public dict _view
+    cdef public long long _me_id
     cdef public dict _checks
     cdef public long long _check_seq
     cdef public object rnd
@@ -87,16 +97,36 @@ cdef class Gradient(GradientBase):
     cdef public long long _ranked_version
     cdef public object _last_selection
 
+    cdef public Py_ssize_t _vn
+    cdef public Py_ssize_t _mn
+    cdef long long[::1] _vid
+    cdef double[::1] _vu
+    cdef long long[::1] _vs
+    cdef long long[::1] _vt
+    cdef long long[::1] _mid
+    cdef double[::1] _mu
+    cdef long long[::1] _ms
+    cdef long long[::1] _mt
+    cdef dict _vcache
+
     cpdef tuple _descriptor(self)
     cdef _send_exchange(self, long long dst, long tag, u, s)
+    @cython.locals(m=Py_ssize_t)
+    cpdef on_frame(self, long long src, bytes data)
+    @cython.locals(own=double, own_known=bint, limit=Py_ssize_t, h=Py_ssize_t, j=Py_ssize_t, i=cython.longlong, u=double, s=cython.longlong, k=Py_ssize_t, v=Py_ssize_t, t=cython.longlong, names=list, suspects=dict, gone=dict)
+    cdef _merge_arrays(self, Py_ssize_t m)
+    @cython.locals(n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, P=Py_ssize_t, r=Py_ssize_t, w=Py_ssize_t, names=list)
+    cdef _select_arrays(self, Py_ssize_t h, bint own_known, double own)
+    cdef _vroom(self, Py_ssize_t n)
+    cdef _mroom(self, Py_ssize_t n)
     cpdef _answer(self, long long src_id, str src, utility, stamp, entries)
     cpdef _replied(self, str src, utility, stamp, entries)
-    @cython.locals(fresh=dict, gone=dict, view=dict, suspects=dict, heard=dict, known=tuple)
+    @cython.locals(fresh=dict, gone=dict, view=dict, suspects=dict, heard=dict, known=tuple, m=Py_ssize_t)
     cpdef _merge(self, src, utility, stamp, entries)
     cpdef tuple _key(self, addr, u)
     cpdef _rank(self, addr, u)
     cpdef _unrank(self, addr)
-    @cython.locals(fresh=dict, extra=dict, source=dict, above=list, below=list, ranked=list, best=list, view=dict, P=Py_ssize_t, start=Py_ssize_t, taken=Py_ssize_t, i=Py_ssize_t, need=Py_ssize_t, desc=tuple, held=tuple, k=tuple)
+    @cython.locals(fresh=dict, extra=dict, source=dict, above=list, below=list, ranked=list, best=list, view=dict, P=Py_ssize_t, start=Py_ssize_t, taken=Py_ssize_t, i=Py_ssize_t, need=Py_ssize_t, desc=tuple, held=tuple, k=tuple, h=Py_ssize_t)
     cpdef _select(self, dict heard=*, own=*)
     @cython.locals(fresh=dict, view=dict, key=tuple, keys=list, P=Py_ssize_t, taken=Py_ssize_t, desc=tuple, i=Py_ssize_t)
     cpdef _select_idle(self, dict extra)
@@ -116,10 +146,20 @@ cpdef bint _same_rank(double u, double v, bint idle) except -1
 cpdef Py_ssize_t _count_missing(dict keys, dict of) except -1
 cpdef bint _shadows(dict extra, dict fresh, dict view) except -1
 
-@cython.locals(n=Py_ssize_t, k=Py_ssize_t, r=Py_ssize_t)
 cpdef object choice(rnd, list seq)
+@cython.locals(k=Py_ssize_t, r=Py_ssize_t)
+cpdef Py_ssize_t choice_index(rnd, Py_ssize_t n) except -1
 @cython.locals(u=double, t=cython.longlong, own=double)
 cpdef tuple _preference(u, t, addr, own)
+cpdef _reserve(Py_ssize_t n)
+@cython.locals(k=Py_ssize_t)
+cpdef object _grown(a, str kind, Py_ssize_t n)
+@cython.locals(k=Py_ssize_t)
+cdef Py_ssize_t _find(long long[::1] ids, Py_ssize_t n, long long i) noexcept
+@cython.locals(j=Py_ssize_t)
+cdef void _remove(long long[::1] ids, double[::1] us, long long[::1] ss, long long[::1] ts, Py_ssize_t n, Py_ssize_t k) noexcept
+@cython.locals(above_a=bint, above_b=bint)
+cdef bint _prefers(double ua, long long ta, long long a, double ub, long long tb, long long b, double own, list names) except -1
 
 
 cdef inline Py_ssize_t _int_size(long long v) noexcept nogil:
@@ -319,3 +359,94 @@ cdef inline object _crc32_of(str addr, unsigned int salt):
     cdef Py_ssize_t n
     cdef const char* p = PyUnicode_AsUTF8AndSize(addr, &n)
     return dgdrf_crc32(salt, <const unsigned char*>p, n)
+
+
+cdef inline object _exchange_frame_ids(long tag, double u, long long s, AddressBook book, long long[::1] ids, double[::1] us, long long[::1] stamps, Py_ssize_t n, bint ages, long long clock):
+    """:func:`_exchange_frame` from a view kept in arrays (the compiled toolbox
+    gradient's): entry k is node ``ids[k]`` with utility ``us[k]`` and stamp
+    ``stamps[k]`` (with ``ages``, a birth: the entry carries ``clock`` - birth), each
+    address written as the book's msgpack encoding of it. The same bytes as msgpack's
+    packer gives for float utilities and 64-bit stamps (ages of views in arrays are
+    differences of two 64-bit counters that start at 0 and only grow)."""
+    cdef Py_ssize_t size, k, ln
+    cdef long long ev
+    cdef const unsigned char* w
+    cdef bytes out
+    cdef unsigned char* q
+    if tag < 0 or tag >= 128 or n >= 65536:
+        return None
+    size = 2 + 9 + _int_size(s) + (1 if n < 16 else 3)
+    for k in range(n):
+        wire_of(book, ids[k], &ln)
+        ev = clock - stamps[k] if ages else stamps[k]
+        size += 1 + ln + 9 + _int_size(ev)
+    out = PyBytes_FromStringAndSize(NULL, size)
+    q = <unsigned char*>PyBytes_AS_STRING(out)
+    q[0] = 0x94
+    q[1] = <unsigned char>tag
+    q = _put_int(_put_double(q + 2, u), s)
+    if n < 16:
+        q[0] = <unsigned char>(0x90 | n)
+        q += 1
+    else:
+        q[0] = 0xdc
+        _put_be(q + 1, <unsigned long long>n, 2)
+        q += 3
+    for k in range(n):
+        w = wire_of(book, ids[k], &ln)
+        q[0] = 0x93
+        memcpy(q + 1, w, ln)
+        ev = clock - stamps[k] if ages else stamps[k]
+        q = _put_int(_put_double(q + 1 + ln, us[k]), ev)
+    return out
+
+
+cdef inline Py_ssize_t _read_exchange_ids(AddressBook book, bytes data, double* u, long long* s, long long[::1] ids, double[::1] us, long long[::1] stamps, Py_ssize_t at) except -3:
+    """:func:`_read_exchange` into arrays: the sender's utility and stamp into ``u`` and
+    ``s``, entry k's node id, utility and stamp into ``ids[at + k]``, ``us[at + k]`` and
+    ``stamps[at + k]``; the number of entries, or -1 for a frame of another shape
+    (msgpack's general path reads it), or -2 - n when its n entries do not fit the arrays
+    after ``at`` (nothing read: make room and read again). ``u`` and ``s`` may point into
+    the arrays before ``at``."""
+    cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t size = PyBytes_GET_SIZE(data), pos, n, k, ln
+    cdef long long i
+    if size < 3 or p[0] != 0x94 or p[1] >= 0x80:
+        return -1
+    pos = _get_double(p, size, 2, u)
+    if pos < 0:
+        return -1
+    pos = _get_int(p, size, pos, s)
+    if pos < 0:
+        return -1
+    pos = _get_array_header(p, size, pos, &n)
+    if pos < 0:
+        return -1
+    if at + n > ids.shape[0]:
+        return -2 - n
+    for k in range(at, at + n):
+        if pos >= size or p[pos] != 0x93:
+            return -1
+        pos = _get_str_header(p, size, pos + 1, &ln)
+        if pos < 0:
+            return -1
+        i = _address_id(book, p + pos, ln)
+        if i < 0:
+            return -1
+        ids[k] = i
+        pos = _get_double(p, size, pos + ln, &us[k])
+        if pos < 0:
+            return -1
+        pos = _get_int(p, size, pos, &stamps[k])
+        if pos < 0:
+            return -1
+    if pos != size:
+        return -1
+    return n
+
+
+cdef inline long long _tiebreak_id(AddressBook book, long long i, unsigned int salt):
+    """:meth:`GradientBase.tiebreak_of` of node id ``i`` (the CRC-32 of its address's
+    UTF-8 bytes, salted), from the book's bytes."""
+    cdef bytes b = <bytes>book.utf8[i]
+    return dgdrf_crc32(salt, <const unsigned char*>PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b))

@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 import random
 import zlib
+from array import array
 from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -185,7 +186,11 @@ def choice(rnd: random.Random, seq: list) -> Any:
     (CPython's ``Random.choice`` and ``_randbelow_with_getrandbits``, as in 3.11-3.13).
     ``random.choice`` itself is interpreted Python, once per gradient exchange; this
     one compiles with the module."""
-    n = len(seq)
+    return seq[choice_index(rnd, len(seq))]
+
+
+def choice_index(rnd: random.Random, n: int) -> int:
+    """The index :func:`choice` draws from a sequence of ``n`` elements."""
     if not n:
         raise IndexError("Cannot choose from an empty sequence")
     k = n.bit_length()
@@ -193,7 +198,7 @@ def choice(rnd: random.Random, seq: list) -> Any:
     r = getrandbits(k)
     while r >= n:
         r = getrandbits(k)
-    return seq[r]
+    return r
 
 
 def default_memory(view_size: int) -> int:
@@ -226,7 +231,10 @@ class GradientBase(Role):
         self.sampler = sampler
         self.validation_timeout = validation_timeout
         self.idle_quiet = idle_quiet
-        self.view: dict[str, tuple[float, int]] = {}  # address -> (utility, freshness)
+        #: the view, address -> (utility, freshness), in view order (:attr:`view`); the
+        #: compiled toolbox gradient keeps its view in arrays instead
+        self._view: dict[str, tuple[float, int]] = {}
+        self._me_id = -1  # this node's id in the address book, from setup on
         self._checks: dict[int, Callable[[bool], None]] = {}
         self._check_seq = 0
         self.rnd = random.Random(0)
@@ -239,6 +247,7 @@ class GradientBase(Role):
         """Publish utilities through peer sampling and start the periodic exchange (at a
         random phase, so that nodes do not all exchange at once)."""
         self.me = self.actor.address
+        self._me_id = self._book.id_of(self.me)
         self._salt_crc = zlib.crc32(self.me.encode())
         self.rnd = random.Random(int(self.actor.rng.integers(2**62)))
         if self.sampler is not None and self.sampler.profile is None:
@@ -262,8 +271,17 @@ class GradientBase(Role):
         return zlib.crc32(addr.encode(), self._salt_crc)
 
     @property
+    def view(self) -> dict[str, tuple[float, int]]:
+        """The view: address -> (utility, freshness), in view order."""
+        return self._view
+
+    @view.setter
+    def view(self, view: dict[str, tuple[float, int]]) -> None:
+        self._view = view
+
+    @property
     def sample(self) -> dict[str, tuple[float, int]]:
-        return self.view
+        return self._view
 
     # -- queries ---------------------------------------------------------------------
     def neighbours(self) -> list[str]:
@@ -410,6 +428,62 @@ class Gradient(GradientBase):
         #: the last full selection, while it may be reused (see :meth:`_reselect`):
         #: (own utility, ``_ranked_version``, the view it made, the key of its last entry)
         self._last_selection: tuple[float, int, dict, tuple] | None = None
+        #: compiled, the view and the memory in arrays instead (see :meth:`_merge_arrays`):
+        #: per entry the node's id, utility, stamp and tie-break; the view in view order
+        #: (``_vn`` entries), the memory least recently refreshed first (``_mn``)
+        self._vn = 0
+        self._mn = 0
+        room = 2 * view_size + 8 if cython.compiled else 0
+        self._vid: Any = array("q", [0]) * room
+        self._vu: Any = array("d", [0.0]) * room
+        self._vs: Any = array("q", [0]) * room
+        self._vt: Any = array("q", [0]) * room
+        self._mid: Any = array("q", [0]) * room
+        self._mu: Any = array("d", [0.0]) * room
+        self._ms: Any = array("q", [0]) * room
+        self._mt: Any = array("q", [0]) * room
+        self._vcache: dict[str, tuple[float, int]] | None = None  # compiled: :attr:`view` until it changes
+
+    @property
+    def view(self) -> dict[str, tuple[float, int]]:
+        """The view: address -> (utility, stamp), in view order (compiled: made from the
+        arrays when they change; not to be modified)."""
+        if not cython.compiled:
+            return self._view
+        if self._vcache is None:
+            names = self._book.names
+            self._vcache = {names[self._vid[k]]: (self._vu[k], self._vs[k]) for k in range(self._vn)}
+        return self._vcache
+
+    @view.setter
+    def view(self, view: dict[str, tuple[float, int]]) -> None:
+        self._last_selection = None
+        if not cython.compiled:
+            self._view = view
+            return
+        self._vcache = None
+        self._vn = 0
+        self._vroom(len(view))
+        for addr, (u, s) in view.items():
+            i = self._book.id_of(addr)
+            self._vid[self._vn] = i
+            self._vu[self._vn] = u
+            self._vs[self._vn] = s
+            self._vt[self._vn] = _tiebreak_id(self._book, i, self._salt_crc)  # type: ignore[name-defined]  # gradient.pxd's
+            self._vn += 1
+
+    @property
+    def sample(self) -> dict[str, tuple[float, int]]:
+        return self.view if cython.compiled else self._view
+
+    @property
+    def remembered(self) -> dict[str, tuple[float, int]]:
+        """The memory: address -> the freshest (utility, stamp) heard, least recently
+        refreshed first (a copy)."""
+        if not cython.compiled:
+            return dict(self._fresh)
+        names = self._book.names
+        return {names[self._mid[k]]: (self._mu[k], self._ms[k]) for k in range(self._mn)}
 
     # -- exchange (thesis 4.4) -----------------------------------------------------------
     def _descriptor(self) -> tuple[float, int]:
@@ -435,7 +509,10 @@ class Gradient(GradientBase):
             self._select(sampled)
         if self._awaiting is not None:
             self._suspect(self._awaiting)  # no answer within a whole period: presumed dead
-        partner = choice(self.rnd, list(self.view)) if self.view else (self.sampler.random_peer() if self.sampler else None)
+        if cython.compiled:
+            partner = self._book.names[self._vid[choice_index(self.rnd, self._vn)]] if self._vn else (self.sampler.random_peer() if self.sampler else None)
+        else:
+            partner = choice(self.rnd, list(self._view)) if self._view else (self.sampler.random_peer() if self.sampler else None)
         if partner is None:
             return
         self._awaiting = partner
@@ -444,8 +521,34 @@ class Gradient(GradientBase):
 
     def _send_exchange(self, dst: int, tag: int, u: float, s: int) -> None:
         """Send node id ``dst`` this node's descriptor and view (GradientShuffle or
-        GradientReply: ``tag``) as a frame (:func:`exchange_frame`)."""
-        Role.send_frame(self, dst, tag, exchange_frame(tag, u, s, self.view))
+        GradientReply: ``tag``) as a frame (:func:`exchange_frame`; compiled, from the
+        arrays)."""
+        frame = None
+        if cython.compiled and type(u) is float and type(s) is int:
+            frame = _exchange_frame_ids(tag, u, s, self._book, self._vid, self._vu, self._vs, self._vn, False, 0)  # type: ignore[name-defined]  # gradient.pxd's
+        if frame is None:
+            frame = exchange_frame(tag, u, s, self.view)
+        Role.send_frame(self, dst, tag, frame)
+
+    def on_frame(self, src: int, data: bytes) -> None:
+        """A GradientShuffle's or GradientReply's frame from node id ``src``: compiled,
+        read into the scratch arrays (the sender first, then its entries) and merged from
+        them; else as every gradient reads it (:meth:`GradientBase.on_frame`)."""
+        if cython.compiled:
+            m = _read_exchange_ids(self._book, data, cython.address(_HU[0]), cython.address(_HS[0]), _HID, _HU, _HS, 1)  # type: ignore[name-defined]  # gradient.pxd's
+            if m < -1:
+                _reserve(-1 - m)
+                m = _read_exchange_ids(self._book, data, cython.address(_HU[0]), cython.address(_HS[0]), _HID, _HU, _HS, 1)  # type: ignore[name-defined]
+            if m >= 0:
+                _HID[0] = src
+                if data[1] == _SHUFFLE:
+                    u, s = self._descriptor()
+                    self._send_exchange(src, _REPLY, u, s)
+                elif self._book.names[src] == self._awaiting:
+                    self._awaiting = None
+                self._merge_arrays(m + 1)
+                return
+        GradientBase.on_frame(self, src, data)
 
     def _answer(self, src_id: int, src: str, utility: float, stamp: int, entries: list) -> None:
         """Answer a shuffle with this node's descriptor and view, then merge it."""
@@ -463,9 +566,23 @@ class Gradient(GradientBase):
         than those we hold arrives (a dead node's last utility must not stay the
         gradient's top for ever, or no live node would see itself as the centre)."""
         self._awaiting = None
-        held = [d[1] for d in (self.view.get(addr), self._fresh.get(addr)) if d is not None]
+        if cython.compiled:
+            i = self._book.id_of(addr)
+            k = _find(self._vid, self._vn, i)
+            j = _find(self._mid, self._mn, i)
+            held = ([self._vs[k]] if k >= 0 else []) + ([self._ms[j]] if j >= 0 else [])
+            self._suspects[addr] = max(held, default=NO_STAMP)
+            if k >= 0:
+                self._vcache = None
+                _remove(self._vid, self._vu, self._vs, self._vt, self._vn, k)
+                self._vn -= 1
+            if j >= 0:
+                _remove(self._mid, self._mu, self._ms, self._mt, self._mn, j)
+                self._mn -= 1
+            return
+        held = [d[1] for d in (self._view.get(addr), self._fresh.get(addr)) if d is not None]
         self._suspects[addr] = max(held, default=NO_STAMP)
-        self.view.pop(addr, None)
+        self._view.pop(addr, None)
         self._last_selection = None
         self._forget(addr)
 
@@ -483,8 +600,20 @@ class Gradient(GradientBase):
         taking that back would put a node that never allocates again above us for ever.
         Every server with users below it would then wait for it, and the run stall
         (docs/notes/2026-11-25-why-runs-stalled.md, "DGDRF's phantoms")."""
+        if cython.compiled:
+            _reserve(len(entries) + 1)
+            m = 0
+            for addr, u, s in [[src, utility, stamp], *entries]:
+                if addr == self.me:
+                    continue
+                _HID[m] = self._book.id_of(addr)
+                _HU[m] = u
+                _HS[m] = s
+                m += 1
+            self._merge_arrays(m)
+            return
         limit: float | None  # the memory's bound; None: the default, set below (_idle_limit, or inf: unbounded)
-        me, fresh, limit, gone, view = self.me, self._fresh, self._fresh_limit, self._gone, self.view
+        me, fresh, limit, gone, view = self.me, self._fresh, self._fresh_limit, self._gone, self._view
         own = None  # this node's utility, asked once per merge and only when needed
         if limit is None:  # the default: unbounded while this node competes for the centre
             if len(fresh) >= self._idle_limit:
@@ -570,10 +699,23 @@ class Gradient(GradientBase):
         path, so computed without building the pool): the remembered nodes are kept
         sorted, so the closest above this node's utility follow a bisection; the few
         descriptors of the view and of ``heard`` that are not remembered, or fresher
-        than what is, are ranked beside them."""
+        than what is, are ranked beside them.
+
+        Compiled, :meth:`_select_arrays` on ``heard`` copied into the scratch arrays."""
+        if cython.compiled:
+            h = 0
+            if heard:
+                _reserve(len(heard))
+                for addr, desc in heard.items():
+                    _HID[h] = self._book.id_of(addr)
+                    _HU[h] = desc[0]
+                    _HS[h] = desc[1]
+                    h += 1
+            self._select_arrays(h, own is not None, own if own is not None else 0.0)
+            return
         fresh = self._fresh
         extra: dict[str, tuple[float, int]] = {}  # pool entries that do not come from fresh
-        for addr, desc in self.view.items():  # first: none is in extra yet
+        for addr, desc in self._view.items():  # first: none is in extra yet
             held = fresh.get(addr)
             if held is None or desc[1] > held[1]:
                 extra[addr] = desc
@@ -588,16 +730,16 @@ class Gradient(GradientBase):
         if len(fresh) <= P and len(fresh) + _count_missing(extra, fresh) <= P:
             pool = dict(fresh)
             pool.update(extra)
-            self.view = pool
+            self._view = pool
             self._last_selection = None
             return
         if own is None:
             own = self.utility()
         last = self._last_selection
-        if last is not None and last[0] == own and last[1] == self._ranked_version and last[2] is self.view:
+        if last is not None and last[0] == own and last[1] == self._ranked_version and last[2] is self._view:
             view = self._reselect(extra, own, last[3])
             if view is not None:
-                self.view = view
+                self._view = view
                 self._last_selection = (own, last[1], view, last[3])
                 return
         if own == _NEG_INF:
@@ -643,7 +785,7 @@ class Gradient(GradientBase):
         view = {}
         for _, _, addr in best:
             view[addr] = extra[addr] if addr in extra else fresh[addr]
-        self.view = view
+        self._view = view
         self._last_selection = None
         if len(view) == P and not _shadows(extra, fresh, view):
             u, t, addr = best[-1]
@@ -676,7 +818,7 @@ class Gradient(GradientBase):
             addr = keys[i][1]
             desc = extra.get(addr)
             view[addr] = desc if desc is not None else fresh[addr]
-        self.view = view
+        self._view = view
         self._last_selection = None
         if len(view) == P and not _shadows(extra, fresh, view):
             self._last_selection = (_NEG_INF, self._ranked_version, view, keys[P - 1])
@@ -699,7 +841,7 @@ class Gradient(GradientBase):
         (the selection is kept for reuse only then). In converged runs over 99 % of
         selections keep their nodes (thesis-200x40, dgdrf, P = 4), so this is the common
         case of the emulation's hottest path."""
-        view, fresh = self.view, self._fresh
+        view, fresh = self._view, self._fresh
         desc: tuple[float, int] | None
         idle = own == _NEG_INF  # the last selection was _select_idle's: keys are _idle_key's
         for addr, desc in extra.items():
@@ -722,6 +864,248 @@ class Gradient(GradientBase):
                     return None
             out[addr] = desc
         return out
+
+
+    # -- the compiled build's view and memory (the interpreted build keeps dictionaries) ----
+    def _merge_arrays(self, m: int) -> None:
+        """:meth:`_merge` of the ``m`` descriptors (id, utility, stamp) in the scratch
+        arrays ``_HID``, ``_HU``, ``_HS``, the sender's first, on the arrays; what
+        ``heard`` holds there is left in the scratch's first places (each node once, at
+        its first place, with its last descriptor) for :meth:`_select_arrays`. The same
+        rules, in the same order, as the interpreted merge's."""
+        own = 0.0
+        own_known = False
+        if self._fresh_limit is not None:
+            limit = self._fresh_limit
+        else:  # the default: unbounded while this node competes for the centre
+            limit = -1
+            if self._mn >= self._idle_limit:
+                own = self.utility()
+                own_known = True
+                if own == _NEG_INF:
+                    limit = self._idle_limit
+        names, suspects, gone = self._book.names, self._suspects, self._gone
+        h = 0
+        for j in range(m):
+            i = _HID[j]
+            u = _HU[j]
+            s = _HS[j]
+            if i == self._me_id:
+                continue
+            if suspects:
+                addr = names[i]
+                if addr in suspects:
+                    if s <= suspects[addr]:
+                        continue  # stale news of a node that stopped answering
+                    del suspects[addr]  # it is alive after all
+            if gone:
+                addr = names[i]
+                if addr in gone:
+                    if s <= gone[addr]:
+                        continue  # stale news of a node that left the gradient
+                    if u != _NEG_INF:
+                        del gone[addr]  # it has users that can allocate again
+            k = _find(_HID, h, i)  # heard: first place, last descriptor
+            if k < 0:
+                k = h
+                h += 1
+                _HID[k] = i
+            _HU[k] = u
+            _HS[k] = s
+            if limit == 0:
+                continue
+            k = _find(self._mid, self._mn, i)
+            if k >= 0 and s <= self._ms[k]:
+                continue
+            if u == _NEG_INF:
+                if k >= 0:
+                    gone[names[i]] = s
+                    _remove(self._mid, self._mu, self._ms, self._mt, self._mn, k)
+                    self._mn -= 1
+                else:
+                    v = _find(self._vid, self._vn, i)
+                    if v >= 0 and self._vu[v] != _NEG_INF:
+                        gone[names[i]] = s  # only nodes held as finite
+                continue  # outside the gradient: never above anyone, not worth a slot
+            if k < 0:
+                self._mroom(self._mn + 1)
+                k = self._mn
+                self._mid[k] = i
+                self._mt[k] = _tiebreak_id(self._book, i, self._salt_crc)  # type: ignore[name-defined]  # gradient.pxd's
+                self._mn += 1
+            else:
+                t = self._mt[k]  # re-inserted last: most recently refreshed
+                _remove(self._mid, self._mu, self._ms, self._mt, self._mn, k)
+                k = self._mn - 1
+                self._mid[k] = i
+                self._mt[k] = t
+            self._mu[k] = u
+            self._ms[k] = s
+            while limit >= 0 and self._mn > limit:
+                _remove(self._mid, self._mu, self._ms, self._mt, self._mn, 0)  # forget the least recently refreshed
+                self._mn -= 1
+        self._select_arrays(h, own_known, own)
+
+    def _select_arrays(self, h: int, own_known: bool, own: float) -> None:
+        """:meth:`_select` on the arrays, ``heard`` being the first ``h`` descriptors of
+        the scratch: the pool (the memory, then the view's and heard's descriptors that are
+        not remembered or fresher than what is, the earlier kept on equal stamps) in
+        ``_P*``; all of it if it holds P nodes or fewer, in that order, else its P most
+        preferred by eq. 3.9 (:func:`_prefers`), in that order."""
+        n = self._mn
+        _reserve(n + self._vn + h)
+        for k in range(n):
+            _PID[k] = self._mid[k]
+            _PU[k] = self._mu[k]
+            _PS[k] = self._ms[k]
+            _PT[k] = self._mt[k]
+        for k in range(self._vn):
+            j = _find(_PID, n, self._vid[k])
+            if j < 0:
+                j = n
+                n += 1
+                _PID[j] = self._vid[k]
+                _PT[j] = self._vt[k]
+            elif self._vs[k] <= _PS[j]:
+                continue
+            _PU[j] = self._vu[k]
+            _PS[j] = self._vs[k]
+        for k in range(h):
+            j = _find(_PID, n, _HID[k])
+            if j < 0:
+                j = n
+                n += 1
+                _PID[j] = _HID[k]
+                _PT[j] = _tiebreak_id(self._book, _HID[k], self._salt_crc)  # type: ignore[name-defined]  # gradient.pxd's
+            elif _HS[k] <= _PS[j]:
+                continue
+            _PU[j] = _HU[k]
+            _PS[j] = _HS[k]
+        P = self.P
+        self._vcache = None
+        self._vroom(P if n > P else n)
+        if n <= P:
+            for k in range(n):
+                self._vid[k] = _PID[k]
+                self._vu[k] = _PU[k]
+                self._vs[k] = _PS[k]
+                self._vt[k] = _PT[k]
+            self._vn = n
+            return
+        if not own_known:
+            own = self.utility()
+        names = self._book.names
+        r = 0  # the best so far, best first, in _RANK
+        for k in range(n):
+            if r == P:
+                w = _RANK[P - 1]
+                if not _prefers(_PU[k], _PT[k], _PID[k], _PU[w], _PT[w], _PID[w], own, names):
+                    continue
+                r -= 1
+            j = r
+            while j > 0:
+                w = _RANK[j - 1]
+                if not _prefers(_PU[k], _PT[k], _PID[k], _PU[w], _PT[w], _PID[w], own, names):
+                    break
+                _RANK[j] = w
+                j -= 1
+            _RANK[j] = k
+            r += 1
+        for j in range(P):
+            k = _RANK[j]
+            self._vid[j] = _PID[k]
+            self._vu[j] = _PU[k]
+            self._vs[j] = _PS[k]
+            self._vt[j] = _PT[k]
+        self._vn = P
+
+    def _vroom(self, n: int) -> None:
+        """Make the view's arrays hold at least ``n`` entries."""
+        if n > len(self._vid):
+            self._vid = _grown(self._vid, "q", 2 * n)
+            self._vu = _grown(self._vu, "d", 2 * n)
+            self._vs = _grown(self._vs, "q", 2 * n)
+            self._vt = _grown(self._vt, "q", 2 * n)
+
+    def _mroom(self, n: int) -> None:
+        """Make the memory's arrays hold at least ``n`` entries."""
+        if n > len(self._mid):
+            self._mid = _grown(self._mid, "q", 2 * n)
+            self._mu = _grown(self._mu, "d", 2 * n)
+            self._ms = _grown(self._ms, "q", 2 * n)
+            self._mt = _grown(self._mt, "q", 2 * n)
+
+
+#: compiled: scratch shared by every gradient of the process (handlers run one at a time
+#: and never re-enter): the descriptors being merged, then what was heard (id, utility,
+#: stamp); the selection's pool (id, utility, stamp, tie-break); its best positions
+_HID = array("q", [0]) * 64
+_HU = array("d", [0.0]) * 64
+_HS = array("q", [0]) * 64
+_PID = array("q", [0]) * 64
+_PU = array("d", [0.0]) * 64
+_PS = array("q", [0]) * 64
+_PT = array("q", [0]) * 64
+_RANK = array("q", [0]) * 64
+
+
+def _reserve(n: int) -> None:
+    """Make the shared scratch hold at least ``n`` entries, keeping what it holds."""
+    global _HID, _HU, _HS, _PID, _PU, _PS, _PT, _RANK
+    if len(_HID) < n:
+        _HID, _HU, _HS = _grown(_HID, "q", 2 * n), _grown(_HU, "d", 2 * n), _grown(_HS, "q", 2 * n)
+        _PID, _PU, _PS, _PT = _grown(_PID, "q", 2 * n), _grown(_PU, "d", 2 * n), _grown(_PS, "q", 2 * n), _grown(_PT, "q", 2 * n)
+        _RANK = _grown(_RANK, "q", 2 * n)
+
+
+def _grown(a: Any, kind: str, n: int) -> Any:
+    """A copy of the array ``a`` (of typecode ``kind``) with room for ``n``: zeros after
+    what ``a`` holds."""
+    out = array(kind, [0]) * n
+    for k in range(len(a)):
+        out[k] = a[k]
+    return out
+
+
+def _find(ids: Any, n: int, i: int) -> int:
+    """The position of node id ``i`` among the first ``n`` of ``ids``, -1 if it is not there."""
+    for k in range(n):
+        if ids[k] == i:
+            return k
+    return -1
+
+
+def _remove(ids: Any, us: Any, ss: Any, ts: Any, n: int, k: int) -> None:
+    """Drop entry ``k`` of the ``n`` in the four parallel arrays; those after it move up,
+    in order (the caller counts one entry less)."""
+    for j in range(k + 1, n):
+        ids[j - 1] = ids[j]
+        us[j - 1] = us[j]
+        ss[j - 1] = ss[j]
+        ts[j - 1] = ts[j]
+
+
+def _prefers(ua: float, ta: int, a: int, ub: float, tb: int, b: int, own: float, names: list) -> bool:
+    """Whether eq. 3.9 prefers node id ``a`` (utility ``ua``, tie-break ``ta``) to node
+    id ``b`` for a node of utility ``own``, in :func:`preferred`'s order (the compiled
+    views'): nodes at or above ``own`` first, closest first, then those below (and every
+    -inf), closest first; to a node of utility -inf, by tie-break alone, every node with
+    users first (:func:`_idle_key`); equal keys by address (``names``)."""
+    if own == _NEG_INF:
+        if ua == _NEG_INF:
+            ta += _IDLE_LAST
+        if ub == _NEG_INF:
+            tb += _IDLE_LAST
+    else:
+        above_a = ua >= own and ua != _NEG_INF
+        above_b = ub >= own and ub != _NEG_INF
+        if above_a != above_b:
+            return above_a
+        if ua != ub:
+            return ua < ub if above_a else ua > ub
+    if ta != tb:
+        return ta < tb
+    return names[a] < names[b]
 
 
 def exchange_frame(tag: int, u: float, s: int, view: dict[str, tuple[float, int]], clock: int | None = None) -> bytes:

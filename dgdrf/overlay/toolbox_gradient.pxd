@@ -3,10 +3,16 @@
 
 cimport cython
 from dgdrf.runtime.actor cimport Role
-from dgdrf.overlay.gradient cimport GradientBase, exchange_frame, preferred
+from dgdrf.overlay.gradient cimport GradientBase, exchange_frame, preferred, choice_index, _exchange_frame_ids, _read_exchange_ids, _tiebreak_id, _prefers
 
 cdef long _SHUFFLE
 cdef long _REPLY
+cdef double _NEG_INF
+cdef long long[::1] _EID
+cdef double[::1] _EU
+cdef long long[::1] _EAGE
+cdef long long[::1] _ORDER
+cdef long long[::1] _ET
 
 
 cdef class ToolboxGradient(GradientBase):
@@ -15,9 +21,35 @@ cdef class ToolboxGradient(GradientBase):
     cdef public dict _published
     cdef public object _awaiting
     cdef public long long _round
+    cdef public Py_ssize_t _n
+    cdef long long[::1] _ids
+    cdef double[::1] _us
+    cdef long long[::1] _births
+    cdef long long[::1] _ts
+    cdef double _hu
+    cdef long long _hs
 
     cdef _send_exchange(self, long long dst, long tag)
+    @cython.locals(m=Py_ssize_t)
+    cpdef on_frame(self, long long src, bytes data)
     cpdef _answer(self, long long src_id, str src, utility, age, entries)
     cpdef _replied(self, str src, utility, age, entries)
-    @cython.locals(view=dict, clock=cython.longlong, birth=cython.longlong, held=tuple)
+    @cython.locals(view=dict, clock=cython.longlong, birth=cython.longlong, held=tuple, m=Py_ssize_t)
     cpdef _merge(self, entries)
+    @cython.locals(clock=cython.longlong, j=Py_ssize_t, i=cython.longlong, birth=cython.longlong, k=Py_ssize_t, n=Py_ssize_t, oldest=Py_ssize_t)
+    cdef _merge_arrays(self, Py_ssize_t m)
+    @cython.locals(n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, P=Py_ssize_t)
+    cdef _keep_preferred(self, double own)
+    cdef bint _before(self, Py_ssize_t a, Py_ssize_t b, double own) except -1
+    cdef _room(self, Py_ssize_t n)
+    @cython.locals(k=Py_ssize_t)
+    cdef Py_ssize_t _find(self, long long i) noexcept
+    @cython.locals(k=Py_ssize_t)
+    cdef _append(self, long long i, double u, long long birth)
+    @cython.locals(j=Py_ssize_t)
+    cdef _remove(self, Py_ssize_t k)
+
+
+cpdef _reserve(Py_ssize_t n)
+@cython.locals(k=Py_ssize_t)
+cpdef object _grown(a, str kind, Py_ssize_t n)

@@ -25,24 +25,52 @@ Against :class:`~dgdrf.overlay.gradient.Gradient` (stamps that order descriptors
 recent they really are, and a memory of recently heard nodes) this view is staler and
 churns: entries past ``old_threshold`` leave it, and random sampled nodes take their
 place until better ones are heard of again.
+
+The compiled build keeps the view in arrays, in view order (issue 34): per entry the
+node's id, its utility as a C double, its birth and its eq. 3.9 tie-break (computed once,
+when the entry comes in); exchange frames are read into arrays of the same kinds and
+written from them, and :meth:`ToolboxGradient._merge_arrays` merges and ranks in C, with
+no descriptor, dictionary or tuple per entry. Updating an entry in place, dropping one
+and appending keep the order a dictionary's insertion order gave, and the ranking is
+:func:`~dgdrf.overlay.gradient.preferred`'s (tests/test_differential.py), so both builds
+give the same views. The interpreted build keeps the dictionary (address -> (utility,
+birth)) and merges as before. Utilities are floats in every run (eq. 4.2's -share, or
+-inf); an int utility would be kept as a float by the compiled build only.
 """
 
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from dgdrf.overlay.cyclon import Cyclon
-from dgdrf.overlay.gradient import GradientBase, choice, exchange_frame, preferred
+from dgdrf.overlay.gradient import GradientBase, choice, choice_index, exchange_frame, preferred
 from dgdrf.overlay.messages import GradientReply, GradientShuffle
 from dgdrf.runtime.actor import Role
 
+try:
+    import cython
+except ImportError:  # interpreted without Cython installed
+    from dgdrf import cython_shadow as cython
+
 _SHUFFLE = GradientShuffle.TAG
 _REPLY = GradientReply.TAG
+_NEG_INF = -math.inf
 
 #: the toolbox's reference configuration (overlay-mngr example reference.conf)
 DEFAULT_OLD_THRESHOLD = 100
+
+#: compiled: the entries being merged (node id, utility, age), scratch shared by every
+#: toolbox gradient of the process (handlers run one at a time and never re-enter)
+_EID = array("q", [0]) * 64
+_EU = array("d", [0.0]) * 64
+_EAGE = array("q", [0]) * 64
+#: compiled: positions of the view in the order of eq. 3.9, and the tie-breaks of the
+#: entries kept (scratch, as above)
+_ORDER = array("q", [0]) * 64
+_ET = array("q", [0]) * 64
 
 
 class ToolboxGradient(GradientBase):
@@ -67,11 +95,37 @@ class ToolboxGradient(GradientBase):
         self._published: dict[str, tuple[float, int]] = {}
         self._awaiting: tuple[str, int] | None = None  # (partner, round) until it answers
         self._round = 0
+        #: compiled, the view (see the module's docstring): entries held, and per entry
+        #: the node's id, utility, birth and tie-break, in view order
+        self._n = 0
+        room = 2 * view_size + 8 if cython.compiled else 0
+        self._ids: Any = array("q", [0]) * room
+        self._us: Any = array("d", [0.0]) * room
+        self._births: Any = array("q", [0]) * room
+        self._ts: Any = array("q", [0]) * room
 
     def setup(self) -> None:
         super().setup()
         if self.sampler is not None:
             self.sampler.listeners.append(self.on_sample)
+
+    @property
+    def view(self) -> dict[str, tuple[float, int]]:
+        """The view: address -> (utility, birth), in view order (compiled: a copy)."""
+        if cython.compiled:
+            names = self._book.names
+            return {names[self._ids[k]]: (self._us[k], self._births[k]) for k in range(self._n)}
+        return self._view
+
+    @view.setter
+    def view(self, view: dict[str, tuple[float, int]]) -> None:
+        if not cython.compiled:
+            self._view = view
+            return
+        self._n = 0
+        self._room(len(view))
+        for addr, (u, birth) in view.items():
+            self._append(self._book.id_of(addr), u, birth)
 
     @property
     def sample(self) -> dict[str, tuple[float, int]]:
@@ -81,12 +135,16 @@ class ToolboxGradient(GradientBase):
     # -- the exchange (GradientComp's shuffle cycle, request and response) ----------------
     def exchange(self) -> None:
         """One round: publish the view, age it, and send it to a random neighbour."""
-        self._published = dict(self.view)
-        if self.idle_quiet and self.utility() == -math.inf:
+        self._published = self.view if cython.compiled else dict(self._view)
+        if self.idle_quiet and self.utility() == _NEG_INF:
             return
-        if not self.view:
+        n = self._n if cython.compiled else len(self._view)
+        if not n:
             return  # disconnected until peer sampling offers nodes
-        partner = choice(self.rnd, list(self.view))
+        if cython.compiled:
+            partner = self._book.names[self._ids[choice_index(self.rnd, n)]]
+        else:
+            partner = choice(self.rnd, list(self._view))
         self.clock += 1
         self._round += 1
         self._awaiting = (partner, self._round)
@@ -96,13 +154,50 @@ class ToolboxGradient(GradientBase):
     def _send_exchange(self, dst: int, tag: int) -> None:
         """Send node id ``dst`` this node's utility and its view with ages, the frame of
         GradientShuffle(utility, 0, entries) or GradientReply (``tag``) written without
-        the message object (:func:`~dgdrf.overlay.gradient.exchange_frame`)."""
-        Role.send_frame(self, dst, tag, exchange_frame(tag, self.utility(), 0, self.view, self.clock))
+        the message object (:func:`~dgdrf.overlay.gradient.exchange_frame`; compiled,
+        from the arrays)."""
+        u = self.utility()
+        frame = None
+        if cython.compiled and type(u) is float:
+            frame = _exchange_frame_ids(tag, u, 0, self._book, self._ids, self._us, self._births, self._n, True, self.clock)  # type: ignore[name-defined]  # gradient.pxd's
+        if frame is None:
+            frame = exchange_frame(tag, u, 0, self.view, self.clock)
+        Role.send_frame(self, dst, tag, frame)
 
     def _timeout(self, partner: str, round_: int) -> None:
         if self._awaiting == (partner, round_):
             self._awaiting = None
-            self.view.pop(partner, None)
+            if not cython.compiled:
+                self._view.pop(partner, None)
+                return
+            k = self._find(self._book.id_of(partner))
+            if k >= 0:
+                self._remove(k)
+
+    def on_frame(self, src: int, data: bytes) -> None:
+        """A GradientShuffle's or GradientReply's frame from node id ``src``: compiled,
+        read into the scratch arrays and merged from them; else as every gradient reads
+        it (:meth:`GradientBase.on_frame`)."""
+        if cython.compiled:
+            m = _read_exchange_ids(self._book, data, cython.address(self._hu), cython.address(self._hs), _EID, _EU, _EAGE, 0)  # type: ignore[name-defined]  # gradient.pxd's
+            if m < -1:
+                _reserve(-2 - m)
+                m = _read_exchange_ids(self._book, data, cython.address(self._hu), cython.address(self._hs), _EID, _EU, _EAGE, 0)  # type: ignore[name-defined]
+            if m >= 0:
+                if data[1] == _SHUFFLE:
+                    self.clock += 1
+                    self._send_exchange(src, _REPLY)
+                elif self._awaiting is None or self._awaiting[0] != self._book.names[src]:
+                    return  # late: the request timed out
+                else:
+                    self._awaiting = None
+                self._merge_arrays(m)
+                _EID[0] = src
+                _EU[0] = self._hu
+                _EAGE[0] = self._hs
+                self._merge_arrays(1)
+                return
+        GradientBase.on_frame(self, src, data)
 
     def _answer(self, src_id: int, src: str, utility: float, age: int, entries: list) -> None:
         """Age the view, answer with it, then merge the request's entries and its sender."""
@@ -124,7 +219,24 @@ class ToolboxGradient(GradientBase):
 
     # -- GradientView.merge ----------------------------------------------------------------
     def _merge(self, entries: Iterable[tuple[str, float, int] | list]) -> None:
-        view, me, clock = self.view, self.me, self.clock
+        """Merge (address, utility, age) entries: a strictly younger descriptor replaces
+        the one held; the single oldest entry leaves once its age reached
+        ``old_threshold``; then the P most preferred (eq. 3.9) stay, in that order."""
+        if cython.compiled:
+            entries = list(entries)
+            _reserve(len(entries))
+            m = 0
+            for entry in entries:
+                addr, u, age = entry
+                if addr == self.me:
+                    continue
+                _EID[m] = self._book.id_of(addr)
+                _EU[m] = u
+                _EAGE[m] = age
+                m += 1
+            self._merge_arrays(m)
+            return
+        view, me, clock = self._view, self.me, self.clock
         for entry in entries:
             addr, u, age = entry
             if addr == me:
@@ -147,4 +259,122 @@ class ToolboxGradient(GradientBase):
             for addr, held in view.items():
                 candidates.append((held[0], self.tiebreak_of(addr), addr))
             keep = preferred(self.utility(), candidates, self.P)  # most_preferred, eq. 3.9
-            self.view = {a: view[a] for a in keep}
+            self._view = {a: view[a] for a in keep}
+
+    # -- the compiled build's view (the interpreted build keeps its dictionary, _view) --------
+    def _merge_arrays(self, m: int) -> None:
+        """:meth:`_merge` of the ``m`` entries in the scratch arrays (id, utility, age),
+        on the view's arrays."""
+        clock = self.clock
+        self._room(self._n + m)
+        for j in range(m):
+            i = _EID[j]
+            if i == self._me_id:
+                continue
+            birth = clock - _EAGE[j]
+            k = self._find(i)
+            if k < 0:
+                self._append(i, _EU[j], birth)
+            elif self._births[k] < birth:  # strictly younger replaces, in place
+                self._us[k] = _EU[j]
+                self._births[k] = birth
+        n = self._n
+        if not n:
+            return
+        oldest = 0  # the oldest entry, the first in view order among equals
+        for k in range(1, n):
+            if self._births[k] < self._births[oldest]:
+                oldest = k
+        if clock - self._births[oldest] >= self.old_threshold:  # the oldest leaves
+            self._remove(oldest)
+            n -= 1
+        if n > self.P:
+            self._keep_preferred(self.utility())
+
+    def _keep_preferred(self, own: float) -> None:
+        """Keep the P entries eq. 3.9 prefers, in its order (as :func:`preferred` ranks
+        (utility, tie-break, address)): by insertion into ``_ORDER``, the view being a
+        few entries more than P."""
+        n = self._n
+        _reserve(n)
+        for k in range(n):
+            j = k
+            while j > 0 and self._before(k, _ORDER[j - 1], own):
+                _ORDER[j] = _ORDER[j - 1]
+                j -= 1
+            _ORDER[j] = k
+        P = self.P
+        for j in range(P):  # the kept entries, moved to the front in order
+            k = _ORDER[j]
+            _EID[j] = self._ids[k]
+            _EU[j] = self._us[k]
+            _EAGE[j] = self._births[k]
+            _ET[j] = self._ts[k]
+        for j in range(P):
+            self._ids[j] = _EID[j]
+            self._us[j] = _EU[j]
+            self._births[j] = _EAGE[j]
+            self._ts[j] = _ET[j]
+        self._n = P
+
+    def _before(self, a: int, b: int, own: float) -> bool:
+        """Whether eq. 3.9 prefers entry ``a`` of the view to entry ``b``, for a node of
+        utility ``own`` (:func:`~dgdrf.overlay.gradient._prefers`)."""
+        return _prefers(self._us[a], self._ts[a], self._ids[a], self._us[b], self._ts[b], self._ids[b], own, self._book.names)  # type: ignore[name-defined]  # gradient.pxd's
+
+    def _room(self, n: int) -> None:
+        """Make the view's arrays hold at least ``n`` entries."""
+        if n <= len(self._ids):
+            return
+        room = 2 * n
+        self._ids = _grown(self._ids, "q", room)
+        self._us = _grown(self._us, "d", room)
+        self._births = _grown(self._births, "q", room)
+        self._ts = _grown(self._ts, "q", room)
+        _reserve(room)
+
+    def _find(self, i: int) -> int:
+        """The position of node id ``i`` in the view, -1 if it is not there."""
+        for k in range(self._n):
+            if self._ids[k] == i:
+                return k
+        return -1
+
+    def _append(self, i: int, u: float, birth: int) -> None:
+        """Add node id ``i`` at the end of the view, its tie-break computed once."""
+        k = self._n
+        self._ids[k] = i
+        self._us[k] = u
+        self._births[k] = birth
+        self._ts[k] = _tiebreak_id(self._book, i, self._salt_crc)  # type: ignore[name-defined]  # gradient.pxd's
+        self._n = k + 1
+
+    def _remove(self, k: int) -> None:
+        """Drop the entry at position ``k``; those after it move up, in order."""
+        for j in range(k + 1, self._n):
+            self._ids[j - 1] = self._ids[j]
+            self._us[j - 1] = self._us[j]
+            self._births[j - 1] = self._births[j]
+            self._ts[j - 1] = self._ts[j]
+        self._n -= 1
+
+
+def _reserve(n: int) -> None:
+    """Make the shared scratch hold at least ``n`` entries, keeping what it holds (a
+    merge may make room for a view while its entries are in the scratch)."""
+    global _EID, _EU, _EAGE, _ORDER, _ET
+    if len(_EID) < n:
+        _EID = _grown(_EID, "q", 2 * n)
+        _EU = _grown(_EU, "d", 2 * n)
+        _EAGE = _grown(_EAGE, "q", 2 * n)
+        _ORDER = _grown(_ORDER, "q", 2 * n)
+        _ET = _grown(_ET, "q", 2 * n)
+
+
+def _grown(a: Any, kind: str, n: int) -> Any:
+    """A copy of the array ``a`` (of typecode ``kind``) with room for ``n``: zeros after
+    what ``a`` holds."""
+    out = array(kind, [0]) * n
+    for k in range(len(a)):
+        out[k] = a[k]
+    return out
