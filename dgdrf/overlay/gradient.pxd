@@ -49,11 +49,20 @@ cdef long long _IDLE_LAST
 cdef long long[::1] _HID
 cdef double[::1] _HU
 cdef long long[::1] _HS
+cdef long long[::1] _HPOS
+cdef long long[::1] _OPOS
+cdef double[::1] _OU
+cdef long long[::1] _OS
+cdef long long[::1] _OVER
 cdef long long[::1] _PID
 cdef double[::1] _PU
 cdef long long[::1] _PS
 cdef long long[::1] _PT
 cdef long long[::1] _RANK
+cdef long long[::1] _RG
+cdef double[::1] _RV
+cdef long long[::1] _RT
+cdef long long[::1] _RI
 
 
 cdef class GradientBase(Role):
@@ -107,15 +116,19 @@ cdef class Gradient(GradientBase):
     cdef double[::1] _mu
     cdef long long[::1] _ms
     cdef long long[::1] _mt
+    cdef long long[::1] _mq
+    cdef public long long _mseq
     cdef dict _vcache
 
     cpdef tuple _descriptor(self)
     cdef _send_exchange(self, long long dst, long tag, u, s)
     @cython.locals(m=Py_ssize_t)
     cpdef on_frame(self, long long src, bytes data)
-    @cython.locals(own=double, own_known=bint, limit=Py_ssize_t, h=Py_ssize_t, j=Py_ssize_t, i=cython.longlong, u=double, s=cython.longlong, k=Py_ssize_t, v=Py_ssize_t, t=cython.longlong, names=list, suspects=dict, gone=dict)
+    @cython.locals(own=double, own_known=bint, limit=Py_ssize_t, h=Py_ssize_t, j=Py_ssize_t, x=Py_ssize_t, i=cython.longlong, u=double, s=cython.longlong, k=Py_ssize_t, v=Py_ssize_t, oldest=Py_ssize_t, names=list, suspects=dict, gone=dict)
     cdef _merge_arrays(self, Py_ssize_t m)
-    @cython.locals(n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, P=Py_ssize_t, r=Py_ssize_t, w=Py_ssize_t, names=list)
+    @cython.locals(last=Py_ssize_t, x=Py_ssize_t)
+    cdef void _forget_slot(self, Py_ssize_t k, Py_ssize_t h) noexcept
+    @cython.locals(mn=Py_ssize_t, ne=Py_ssize_t, no=Py_ssize_t, n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, x=Py_ssize_t, o=Py_ssize_t, e=Py_ssize_t, P=Py_ssize_t, r=Py_ssize_t, u=double, t=cython.longlong, i=cython.longlong, g=cython.longlong, v=double, names=list)
     cdef _select_arrays(self, Py_ssize_t h, bint own_known, double own)
     cdef _vroom(self, Py_ssize_t n)
     cdef _mroom(self, Py_ssize_t n)
@@ -158,6 +171,7 @@ cpdef object _grown(a, str kind, Py_ssize_t n)
 cdef Py_ssize_t _find(long long[::1] ids, Py_ssize_t n, long long i) noexcept
 @cython.locals(j=Py_ssize_t)
 cdef void _remove(long long[::1] ids, double[::1] us, long long[::1] ss, long long[::1] ts, Py_ssize_t n, Py_ssize_t k) noexcept
+cdef inline bint _key_before(long long g, double v, long long t, long long i, long long g2, double v2, long long t2, long long i2, list names) except -1
 @cython.locals(above_a=bint, above_b=bint)
 cdef bint _prefers(double ua, long long ta, long long a, double ub, long long tb, long long b, double own, list names) except -1
 

@@ -1,3 +1,4 @@
+# cython: boundscheck=False, wraparound=False
 """The gradient topology (thesis 2.4.2, 3.3, 3.3.1; Sacha et al., Terelius et al.).
 
 Each node has a utility U supplied by its host (for scheduling: minus the lowest global
@@ -430,9 +431,12 @@ class Gradient(GradientBase):
         self._last_selection: tuple[float, int, dict, tuple] | None = None
         #: compiled, the view and the memory in arrays instead (see :meth:`_merge_arrays`):
         #: per entry the node's id, utility, stamp and tie-break; the view in view order
-        #: (``_vn`` entries), the memory least recently refreshed first (``_mn``)
+        #: (``_vn`` entries); the memory (``_mn``) in slots that do not move while they
+        #: are held, each with the count of refreshes (``_mq``, from ``_mseq``) when it
+        #: was last refreshed: its order is theirs, least recently refreshed first
         self._vn = 0
         self._mn = 0
+        self._mseq = 0
         room = 2 * view_size + 8 if cython.compiled else 0
         self._vid: Any = array("q", [0]) * room
         self._vu: Any = array("d", [0.0]) * room
@@ -442,6 +446,7 @@ class Gradient(GradientBase):
         self._mu: Any = array("d", [0.0]) * room
         self._ms: Any = array("q", [0]) * room
         self._mt: Any = array("q", [0]) * room
+        self._mq: Any = array("q", [0]) * room
         self._vcache: dict[str, tuple[float, int]] | None = None  # compiled: :attr:`view` until it changes
 
     @property
@@ -483,7 +488,8 @@ class Gradient(GradientBase):
         if not cython.compiled:
             return dict(self._fresh)
         names = self._book.names
-        return {names[self._mid[k]]: (self._mu[k], self._ms[k]) for k in range(self._mn)}
+        order = sorted(range(self._mn), key=lambda k: self._mq[k])
+        return {names[self._mid[k]]: (self._mu[k], self._ms[k]) for k in order}
 
     # -- exchange (thesis 4.4) -----------------------------------------------------------
     def _descriptor(self) -> tuple[float, int]:
@@ -577,8 +583,7 @@ class Gradient(GradientBase):
                 _remove(self._vid, self._vu, self._vs, self._vt, self._vn, k)
                 self._vn -= 1
             if j >= 0:
-                _remove(self._mid, self._mu, self._ms, self._mt, self._mn, j)
-                self._mn -= 1
+                self._forget_slot(j, 0)
             return
         held = [d[1] for d in (self._view.get(addr), self._fresh.get(addr)) if d is not None]
         self._suspects[addr] = max(held, default=NO_STAMP)
@@ -710,6 +715,7 @@ class Gradient(GradientBase):
                     _HID[h] = self._book.id_of(addr)
                     _HU[h] = desc[0]
                     _HS[h] = desc[1]
+                    _HPOS[h] = _find(self._mid, self._mn, _HID[h])
                     h += 1
             self._select_arrays(h, own is not None, own if own is not None else 0.0)
             return
@@ -788,7 +794,7 @@ class Gradient(GradientBase):
         self._view = view
         self._last_selection = None
         if len(view) == P and not _shadows(extra, fresh, view):
-            u, t, addr = best[-1]
+            u, t, addr = best[len(best) - 1]
             self._last_selection = (own, self._ranked_version, view, _preference(u, t, addr, own))
 
     def _select_idle(self, extra: dict[str, tuple[float, int]]) -> None:
@@ -871,8 +877,9 @@ class Gradient(GradientBase):
         """:meth:`_merge` of the ``m`` descriptors (id, utility, stamp) in the scratch
         arrays ``_HID``, ``_HU``, ``_HS``, the sender's first, on the arrays; what
         ``heard`` holds there is left in the scratch's first places (each node once, at
-        its first place, with its last descriptor) for :meth:`_select_arrays`. The same
-        rules, in the same order, as the interpreted merge's."""
+        its first place, with its last descriptor, and its memory slot or -1 in
+        ``_HPOS``) for :meth:`_select_arrays`. The same rules, in the same order, as the
+        interpreted merge's."""
         own = 0.0
         own_known = False
         if self._fresh_limit is not None:
@@ -905,23 +912,21 @@ class Gradient(GradientBase):
                         continue  # stale news of a node that left the gradient
                     if u != _NEG_INF:
                         del gone[addr]  # it has users that can allocate again
-            k = _find(_HID, h, i)  # heard: first place, last descriptor
-            if k < 0:
-                k = h
+            x = _find(_HID, h, i)  # heard: first place, last descriptor
+            if x < 0:
+                x = h
                 h += 1
-                _HID[k] = i
-            _HU[k] = u
-            _HS[k] = s
-            if limit == 0:
-                continue
+                _HID[x] = i
+            _HU[x] = u
+            _HS[x] = s
             k = _find(self._mid, self._mn, i)
-            if k >= 0 and s <= self._ms[k]:
+            _HPOS[x] = k
+            if limit == 0 or (k >= 0 and s <= self._ms[k]):
                 continue
             if u == _NEG_INF:
                 if k >= 0:
                     gone[names[i]] = s
-                    _remove(self._mid, self._mu, self._ms, self._mt, self._mn, k)
-                    self._mn -= 1
+                    self._forget_slot(k, h)
                 else:
                     v = _find(self._vid, self._vn, i)
                     if v >= 0 and self._vu[v] != _NEG_INF:
@@ -933,91 +938,165 @@ class Gradient(GradientBase):
                 self._mid[k] = i
                 self._mt[k] = _tiebreak_id(self._book, i, self._salt_crc)  # type: ignore[name-defined]  # gradient.pxd's
                 self._mn += 1
-            else:
-                t = self._mt[k]  # re-inserted last: most recently refreshed
-                _remove(self._mid, self._mu, self._ms, self._mt, self._mn, k)
-                k = self._mn - 1
-                self._mid[k] = i
-                self._mt[k] = t
+                _HPOS[x] = k
+            self._mseq += 1
+            self._mq[k] = self._mseq  # most recently refreshed
             self._mu[k] = u
             self._ms[k] = s
-            while limit >= 0 and self._mn > limit:
-                _remove(self._mid, self._mu, self._ms, self._mt, self._mn, 0)  # forget the least recently refreshed
-                self._mn -= 1
+            while limit >= 0 and self._mn > limit:  # forget the least recently refreshed
+                oldest = 0
+                for k in range(1, self._mn):
+                    if self._mq[k] < self._mq[oldest]:
+                        oldest = k
+                self._forget_slot(oldest, h)
         self._select_arrays(h, own_known, own)
+
+    def _forget_slot(self, k: int, h: int) -> None:
+        """Drop memory slot ``k``: the last slot moves into it, and the first ``h`` heard
+        entries' slots (``_HPOS``) follow."""
+        last = self._mn - 1
+        for x in range(h):
+            if _HPOS[x] == k:
+                _HPOS[x] = -1
+            elif _HPOS[x] == last:
+                _HPOS[x] = k
+        self._mid[k] = self._mid[last]
+        self._mu[k] = self._mu[last]
+        self._ms[k] = self._ms[last]
+        self._mt[k] = self._mt[last]
+        self._mq[k] = self._mq[last]
+        self._mn = last
 
     def _select_arrays(self, h: int, own_known: bool, own: float) -> None:
         """:meth:`_select` on the arrays, ``heard`` being the first ``h`` descriptors of
-        the scratch: the pool (the memory, then the view's and heard's descriptors that are
-        not remembered or fresher than what is, the earlier kept on equal stamps) in
-        ``_P*``; all of it if it holds P nodes or fewer, in that order, else its P most
-        preferred by eq. 3.9 (:func:`_prefers`), in that order."""
-        n = self._mn
-        _reserve(n + self._vn + h)
-        for k in range(n):
-            _PID[k] = self._mid[k]
-            _PU[k] = self._mu[k]
-            _PS[k] = self._ms[k]
-            _PT[k] = self._mt[k]
+        the scratch (their memory slots, or -1, in ``_HPOS``).
+
+        The pool is the memory, where the view or ``heard`` holds a fresher descriptor
+        of a remembered node (an override, kept in ``_O*``: the memory keeps its own),
+        and the nodes of the view and ``heard`` that are not remembered (``_P*``, in
+        that order), each with its freshest descriptor, the earlier kept on equal stamps.
+        Of P nodes or fewer, the view is all of them: the memory least recently
+        refreshed first, then the others; else the P most preferred by eq. 3.9
+        (:func:`_prefers`), in that order, ranked without moving the memory."""
+        mn = self._mn
+        _reserve(mn + self._vn + h)
+        ne = 0  # the pool's nodes that are not remembered
+        no = 0  # overrides of remembered descriptors
         for k in range(self._vn):
-            j = _find(_PID, n, self._vid[k])
+            j = _find(self._mid, mn, self._vid[k])
             if j < 0:
-                j = n
-                n += 1
-                _PID[j] = self._vid[k]
-                _PT[j] = self._vt[k]
-            elif self._vs[k] <= _PS[j]:
+                _PID[ne] = self._vid[k]
+                _PU[ne] = self._vu[k]
+                _PS[ne] = self._vs[k]
+                _PT[ne] = self._vt[k]
+                ne += 1
+            elif self._vs[k] > self._ms[j]:
+                _OPOS[no] = j
+                _OU[no] = self._vu[k]
+                _OS[no] = self._vs[k]
+                no += 1
+        for x in range(h):
+            j = _HPOS[x]
+            if j >= 0:
+                o = _find(_OPOS, no, j)
+                if o < 0:
+                    if _HS[x] > self._ms[j]:
+                        _OPOS[no] = j
+                        _OU[no] = _HU[x]
+                        _OS[no] = _HS[x]
+                        no += 1
+                elif _HS[x] > _OS[o]:
+                    _OU[o] = _HU[x]
+                    _OS[o] = _HS[x]
                 continue
-            _PU[j] = self._vu[k]
-            _PS[j] = self._vs[k]
-        for k in range(h):
-            j = _find(_PID, n, _HID[k])
-            if j < 0:
-                j = n
-                n += 1
-                _PID[j] = _HID[k]
-                _PT[j] = _tiebreak_id(self._book, _HID[k], self._salt_crc)  # type: ignore[name-defined]  # gradient.pxd's
-            elif _HS[k] <= _PS[j]:
-                continue
-            _PU[j] = _HU[k]
-            _PS[j] = _HS[k]
+            e = _find(_PID, ne, _HID[x])
+            if e < 0:
+                _PID[ne] = _HID[x]
+                _PU[ne] = _HU[x]
+                _PS[ne] = _HS[x]
+                _PT[ne] = _tiebreak_id(self._book, _HID[x], self._salt_crc)  # type: ignore[name-defined]  # gradient.pxd's
+                ne += 1
+            elif _HS[x] > _PS[e]:
+                _PU[e] = _HU[x]
+                _PS[e] = _HS[x]
         P = self.P
+        n = mn + ne
         self._vcache = None
         self._vroom(P if n > P else n)
         if n <= P:
+            for k in range(mn):  # the memory in its order (it holds P nodes or fewer)
+                _RANK[k] = k
+                j = k
+                while j > 0 and self._mq[_RANK[j - 1]] > self._mq[k]:
+                    _RANK[j] = _RANK[j - 1]
+                    j -= 1
+                _RANK[j] = k
+            for k in range(ne):
+                _RANK[mn + k] = mn + k
+        else:
+            if not own_known:
+                own = self.utility()
+            names = self._book.names
+            for o in range(no):
+                _OVER[_OPOS[o]] = o + 1
+            r = 0  # the best so far, best first: their keys in _R*, and in _RANK a memory slot or mn + a pool place
             for k in range(n):
-                self._vid[k] = _PID[k]
-                self._vu[k] = _PU[k]
-                self._vs[k] = _PS[k]
-                self._vt[k] = _PT[k]
-            self._vn = n
-            return
-        if not own_known:
-            own = self.utility()
-        names = self._book.names
-        r = 0  # the best so far, best first, in _RANK
-        for k in range(n):
-            if r == P:
-                w = _RANK[P - 1]
-                if not _prefers(_PU[k], _PT[k], _PID[k], _PU[w], _PT[w], _PID[w], own, names):
-                    continue
-                r -= 1
-            j = r
-            while j > 0:
-                w = _RANK[j - 1]
-                if not _prefers(_PU[k], _PT[k], _PID[k], _PU[w], _PT[w], _PID[w], own, names):
-                    break
-                _RANK[j] = w
-                j -= 1
-            _RANK[j] = k
-            r += 1
-        for j in range(P):
+                if k < mn:
+                    o = _OVER[k] - 1 if no else -1
+                    u = self._mu[k] if o < 0 else _OU[o]
+                    t = self._mt[k]
+                    i = self._mid[k]
+                else:
+                    u = _PU[k - mn]
+                    t = _PT[k - mn]
+                    i = _PID[k - mn]
+                # eq. 3.9 as the key (g, v, t), smallest preferred (as :func:`_prefers`)
+                if own == _NEG_INF:
+                    g = 0
+                    v = 0.0
+                    if u == _NEG_INF:
+                        t += _IDLE_LAST
+                elif u >= own and u != _NEG_INF:
+                    g = 0
+                    v = u
+                else:
+                    g = 1
+                    v = -u
+                if r == P:
+                    if not _key_before(g, v, t, i, _RG[P - 1], _RV[P - 1], _RT[P - 1], _RI[P - 1], names):
+                        continue
+                    r -= 1
+                j = r
+                while j > 0 and _key_before(g, v, t, i, _RG[j - 1], _RV[j - 1], _RT[j - 1], _RI[j - 1], names):
+                    _RG[j] = _RG[j - 1]
+                    _RV[j] = _RV[j - 1]
+                    _RT[j] = _RT[j - 1]
+                    _RI[j] = _RI[j - 1]
+                    _RANK[j] = _RANK[j - 1]
+                    j -= 1
+                _RG[j] = g
+                _RV[j] = v
+                _RT[j] = t
+                _RI[j] = i
+                _RANK[j] = k
+                r += 1
+            for o in range(no):
+                _OVER[_OPOS[o]] = 0
+            n = P
+        for j in range(n):
             k = _RANK[j]
-            self._vid[j] = _PID[k]
-            self._vu[j] = _PU[k]
-            self._vs[j] = _PS[k]
-            self._vt[j] = _PT[k]
-        self._vn = P
+            if k < mn:
+                o = _find(_OPOS, no, k)
+                self._vid[j] = self._mid[k]
+                self._vu[j] = self._mu[k] if o < 0 else _OU[o]
+                self._vs[j] = self._ms[k] if o < 0 else _OS[o]
+                self._vt[j] = self._mt[k]
+            else:
+                self._vid[j] = _PID[k - mn]
+                self._vu[j] = _PU[k - mn]
+                self._vs[j] = _PS[k - mn]
+                self._vt[j] = _PT[k - mn]
+        self._vn = n
 
     def _vroom(self, n: int) -> None:
         """Make the view's arrays hold at least ``n`` entries."""
@@ -1034,28 +1113,41 @@ class Gradient(GradientBase):
             self._mu = _grown(self._mu, "d", 2 * n)
             self._ms = _grown(self._ms, "q", 2 * n)
             self._mt = _grown(self._mt, "q", 2 * n)
+            self._mq = _grown(self._mq, "q", 2 * n)
 
 
 #: compiled: scratch shared by every gradient of the process (handlers run one at a time
 #: and never re-enter): the descriptors being merged, then what was heard (id, utility,
-#: stamp); the selection's pool (id, utility, stamp, tie-break); its best positions
+#: stamp, memory slot); the selection's nodes that are not remembered (id, utility,
+#: stamp, tie-break) and its overrides of remembered ones (slot, utility, stamp, and
+#: per slot the override's place + 1, else 0); the best entries and their keys
 _HID = array("q", [0]) * 64
 _HU = array("d", [0.0]) * 64
 _HS = array("q", [0]) * 64
+_HPOS = array("q", [0]) * 64
 _PID = array("q", [0]) * 64
 _PU = array("d", [0.0]) * 64
 _PS = array("q", [0]) * 64
 _PT = array("q", [0]) * 64
+_OPOS = array("q", [0]) * 64
+_OU = array("d", [0.0]) * 64
+_OS = array("q", [0]) * 64
+_OVER = array("q", [0]) * 64
 _RANK = array("q", [0]) * 64
+_RG = array("q", [0]) * 64
+_RV = array("d", [0.0]) * 64
+_RT = array("q", [0]) * 64
+_RI = array("q", [0]) * 64
 
 
 def _reserve(n: int) -> None:
     """Make the shared scratch hold at least ``n`` entries, keeping what it holds."""
-    global _HID, _HU, _HS, _PID, _PU, _PS, _PT, _RANK
+    global _HID, _HU, _HS, _HPOS, _PID, _PU, _PS, _PT, _OPOS, _OU, _OS, _OVER, _RANK, _RG, _RV, _RT, _RI
     if len(_HID) < n:
-        _HID, _HU, _HS = _grown(_HID, "q", 2 * n), _grown(_HU, "d", 2 * n), _grown(_HS, "q", 2 * n)
+        _HID, _HU, _HS, _HPOS = _grown(_HID, "q", 2 * n), _grown(_HU, "d", 2 * n), _grown(_HS, "q", 2 * n), _grown(_HPOS, "q", 2 * n)
         _PID, _PU, _PS, _PT = _grown(_PID, "q", 2 * n), _grown(_PU, "d", 2 * n), _grown(_PS, "q", 2 * n), _grown(_PT, "q", 2 * n)
-        _RANK = _grown(_RANK, "q", 2 * n)
+        _OPOS, _OU, _OS, _OVER = _grown(_OPOS, "q", 2 * n), _grown(_OU, "d", 2 * n), _grown(_OS, "q", 2 * n), _grown(_OVER, "q", 2 * n)
+        _RANK, _RG, _RV, _RT, _RI = _grown(_RANK, "q", 2 * n), _grown(_RG, "q", 2 * n), _grown(_RV, "d", 2 * n), _grown(_RT, "q", 2 * n), _grown(_RI, "q", 2 * n)
 
 
 def _grown(a: Any, kind: str, n: int) -> Any:
@@ -1083,6 +1175,21 @@ def _remove(ids: Any, us: Any, ss: Any, ts: Any, n: int, k: int) -> None:
         us[j - 1] = us[j]
         ss[j - 1] = ss[j]
         ts[j - 1] = ts[j]
+
+
+def _key_before(g: int, v: float, t: int, i: int, g2: int, v2: float, t2: int, i2: int, names: list) -> bool:
+    """Whether eq. 3.9's key (g, v, t) of node id ``i`` comes before the key (g2, v2, t2)
+    of node id ``i2``: by g (0: at or above own utility, 1: below), then v (the utility
+    above, minus it below: closest first), then the tie-break t (raised by 2**32 for a
+    node of utility -inf when own utility is -inf, whose keys are (0, 0, t)), then the
+    address (``names``). :func:`_prefers` as keys computed once an entry."""
+    if g != g2:
+        return g < g2
+    if v != v2:
+        return v < v2
+    if t != t2:
+        return t < t2
+    return names[i] < names[i2]
 
 
 def _prefers(ua: float, ta: int, a: int, ub: float, tb: int, b: int, own: float, names: list) -> bool:
