@@ -117,6 +117,8 @@ cdef class Gradient(GradientBase):
     cdef long long[::1] _ms
     cdef long long[::1] _mt
     cdef long long[::1] _mq
+    cdef long long[::1] _mbyu
+    cdef long long[::1] _mbyt
     cdef public long long _mseq
     cdef dict _vcache
 
@@ -127,9 +129,20 @@ cdef class Gradient(GradientBase):
     @cython.locals(own=double, own_known=bint, limit=Py_ssize_t, h=Py_ssize_t, j=Py_ssize_t, x=Py_ssize_t, i=cython.longlong, u=double, s=cython.longlong, k=Py_ssize_t, v=Py_ssize_t, oldest=Py_ssize_t, names=list, suspects=dict, gone=dict)
     cdef _merge_arrays(self, Py_ssize_t m)
     @cython.locals(last=Py_ssize_t, x=Py_ssize_t)
-    cdef void _forget_slot(self, Py_ssize_t k, Py_ssize_t h) noexcept
-    @cython.locals(mn=Py_ssize_t, ne=Py_ssize_t, no=Py_ssize_t, n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, x=Py_ssize_t, o=Py_ssize_t, e=Py_ssize_t, P=Py_ssize_t, r=Py_ssize_t, u=double, t=cython.longlong, i=cython.longlong, g=cython.longlong, v=double, names=list)
+    cdef _forget_slot(self, Py_ssize_t k, Py_ssize_t h)
+    @cython.locals(mn=Py_ssize_t, ne=Py_ssize_t, no=Py_ssize_t, n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, x=Py_ssize_t, o=Py_ssize_t, e=Py_ssize_t, P=Py_ssize_t, r=Py_ssize_t, taken=Py_ssize_t, need=Py_ssize_t, lo=Py_ssize_t, hi=Py_ssize_t, mid=Py_ssize_t, last=double, names=list)
     cdef _select_arrays(self, Py_ssize_t h, bint own_known, double own)
+    cdef bint _u_before(self, Py_ssize_t a, Py_ssize_t b) except -1
+    cdef bint _t_before(self, Py_ssize_t a, Py_ssize_t b) except -1
+    @cython.locals(lo=Py_ssize_t, hi=Py_ssize_t, mid=Py_ssize_t)
+    cdef Py_ssize_t _by_u(self, Py_ssize_t k, Py_ssize_t n) except -1
+    @cython.locals(lo=Py_ssize_t, hi=Py_ssize_t, mid=Py_ssize_t)
+    cdef Py_ssize_t _by_t(self, Py_ssize_t k, Py_ssize_t n) except -1
+    cdef _index_add(self, Py_ssize_t k)
+    @cython.locals(j=Py_ssize_t)
+    cdef void _index_remove(self, long long[::1] order, Py_ssize_t at, Py_ssize_t n) noexcept
+    @cython.locals(g=cython.longlong, v=double, j=Py_ssize_t)
+    cdef Py_ssize_t _rank_in(self, Py_ssize_t r, Py_ssize_t P, double u, long long t, long long i, Py_ssize_t code, double own, list names) except -1
     cdef _vroom(self, Py_ssize_t n)
     cdef _mroom(self, Py_ssize_t n)
     cpdef _answer(self, long long src_id, str src, utility, stamp, entries)
@@ -169,6 +182,8 @@ cpdef _reserve(Py_ssize_t n)
 cpdef object _grown(a, str kind, Py_ssize_t n)
 @cython.locals(k=Py_ssize_t)
 cdef Py_ssize_t _find(long long[::1] ids, Py_ssize_t n, long long i) noexcept
+@cython.locals(j=Py_ssize_t)
+cdef void _insert(long long[::1] order, Py_ssize_t at, Py_ssize_t n, long long k) noexcept
 @cython.locals(j=Py_ssize_t)
 cdef void _remove(long long[::1] ids, double[::1] us, long long[::1] ss, long long[::1] ts, Py_ssize_t n, Py_ssize_t k) noexcept
 cdef inline bint _key_before(long long g, double v, long long t, long long i, long long g2, double v2, long long t2, long long i2, list names) except -1

@@ -447,6 +447,9 @@ class Gradient(GradientBase):
         self._ms: Any = array("q", [0]) * room
         self._mt: Any = array("q", [0]) * room
         self._mq: Any = array("q", [0]) * room
+        #: compiled: the memory's slots in two orders (see :meth:`_u_before`)
+        self._mbyu: Any = array("q", [0]) * room
+        self._mbyt: Any = array("q", [0]) * room
         self._vcache: dict[str, tuple[float, int]] | None = None  # compiled: :attr:`view` until it changes
 
     @property
@@ -936,12 +939,17 @@ class Gradient(GradientBase):
                 self._mroom(self._mn + 1)
                 k = self._mn
                 self._mid[k] = i
+                self._mu[k] = u
                 self._mt[k] = _tiebreak_id(self._book, i, self._salt_crc)  # type: ignore[name-defined]  # gradient.pxd's
+                self._index_add(k)
                 self._mn += 1
                 _HPOS[x] = k
+            elif self._mu[k] != u:  # a new rank key: moved in the utility order
+                self._index_remove(self._mbyu, self._by_u(k, self._mn), self._mn)
+                self._mu[k] = u
+                _insert(self._mbyu, self._by_u(k, self._mn - 1), self._mn - 1, k)
             self._mseq += 1
             self._mq[k] = self._mseq  # most recently refreshed
-            self._mu[k] = u
             self._ms[k] = s
             while limit >= 0 and self._mn > limit:  # forget the least recently refreshed
                 oldest = 0
@@ -960,12 +968,102 @@ class Gradient(GradientBase):
                 _HPOS[x] = -1
             elif _HPOS[x] == last:
                 _HPOS[x] = k
+        self._index_remove(self._mbyu, self._by_u(k, self._mn), self._mn)
+        self._index_remove(self._mbyt, self._by_t(k, self._mn), self._mn)
+        if k != last:  # the last slot's places in the orders now name k
+            self._mbyu[self._by_u(last, last)] = k
+            self._mbyt[self._by_t(last, last)] = k
         self._mid[k] = self._mid[last]
         self._mu[k] = self._mu[last]
         self._ms[k] = self._ms[last]
         self._mt[k] = self._mt[last]
         self._mq[k] = self._mq[last]
         self._mn = last
+
+    # The memory's two orders (compiled): its slots by (utility, tie-break, address), eq.
+    # 3.9's order around a node of finite utility, and by (tie-break, address), the order
+    # of a node of utility -inf (the memory holds only nodes of finite utility). Keys are
+    # unique (addresses are), so a slot's place in either is found by bisection.
+    def _u_before(self, a: int, b: int) -> bool:
+        """Whether slot ``a`` comes before slot ``b`` by (utility, tie-break, address)."""
+        if self._mu[a] != self._mu[b]:
+            return self._mu[a] < self._mu[b]
+        if self._mt[a] != self._mt[b]:
+            return self._mt[a] < self._mt[b]
+        return self._book.names[self._mid[a]] < self._book.names[self._mid[b]]
+
+    def _t_before(self, a: int, b: int) -> bool:
+        """Whether slot ``a`` comes before slot ``b`` by (tie-break, address)."""
+        if self._mt[a] != self._mt[b]:
+            return self._mt[a] < self._mt[b]
+        return self._book.names[self._mid[a]] < self._book.names[self._mid[b]]
+
+    def _by_u(self, k: int, n: int) -> int:
+        """Where slot ``k`` is, or goes, among the first ``n`` places of the utility order."""
+        lo, hi = 0, n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._mbyu[mid] != k and self._u_before(self._mbyu[mid], k):
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    def _by_t(self, k: int, n: int) -> int:
+        """Where slot ``k`` is, or goes, among the first ``n`` places of the tie-break order."""
+        lo, hi = 0, n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._mbyt[mid] != k and self._t_before(self._mbyt[mid], k):
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    def _index_add(self, k: int) -> None:
+        """Put the new slot ``k`` (not yet counted in ``_mn``) into both orders."""
+        _insert(self._mbyu, self._by_u(k, self._mn), self._mn, k)
+        _insert(self._mbyt, self._by_t(k, self._mn), self._mn, k)
+
+    def _index_remove(self, order: Any, at: int, n: int) -> None:
+        """Take place ``at`` out of ``order`` (of ``n`` places)."""
+        for j in range(at + 1, n):
+            order[j - 1] = order[j]
+
+    def _rank_in(self, r: int, P: int, u: float, t: int, i: int, code: int, own: float, names: list) -> int:
+        """Offer the pool's node ``i`` (utility ``u``, tie-break ``t``; ``code``: its
+        memory slot, or ``_mn`` + its place in ``_P*``) to the best so far (``r`` of at
+        most P, best first: keys in ``_R*``, codes in ``_RANK``); the count after."""
+        # eq. 3.9 as the key (g, v, t), smallest preferred (as :func:`_prefers`)
+        if own == _NEG_INF:
+            g = 0
+            v = 0.0
+            if u == _NEG_INF:
+                t += _IDLE_LAST
+        elif u >= own and u != _NEG_INF:
+            g = 0
+            v = u
+        else:
+            g = 1
+            v = -u
+        if r == P:
+            if not _key_before(g, v, t, i, _RG[P - 1], _RV[P - 1], _RT[P - 1], _RI[P - 1], names):
+                return r
+            r -= 1
+        j = r
+        while j > 0 and _key_before(g, v, t, i, _RG[j - 1], _RV[j - 1], _RT[j - 1], _RI[j - 1], names):
+            _RG[j] = _RG[j - 1]
+            _RV[j] = _RV[j - 1]
+            _RT[j] = _RT[j - 1]
+            _RI[j] = _RI[j - 1]
+            _RANK[j] = _RANK[j - 1]
+            j -= 1
+        _RG[j] = g
+        _RV[j] = v
+        _RT[j] = t
+        _RI[j] = i
+        _RANK[j] = code
+        return r + 1
 
     def _select_arrays(self, h: int, own_known: bool, own: float) -> None:
         """:meth:`_select` on the arrays, ``heard`` being the first ``h`` descriptors of
@@ -1039,47 +1137,56 @@ class Gradient(GradientBase):
             names = self._book.names
             for o in range(no):
                 _OVER[_OPOS[o]] = o + 1
-            r = 0  # the best so far, best first: their keys in _R*, and in _RANK a memory slot or mn + a pool place
-            for k in range(n):
-                if k < mn:
-                    o = _OVER[k] - 1 if no else -1
-                    u = self._mu[k] if o < 0 else _OU[o]
-                    t = self._mt[k]
-                    i = self._mid[k]
-                else:
-                    u = _PU[k - mn]
-                    t = _PT[k - mn]
-                    i = _PID[k - mn]
-                # eq. 3.9 as the key (g, v, t), smallest preferred (as :func:`_prefers`)
-                if own == _NEG_INF:
-                    g = 0
-                    v = 0.0
-                    if u == _NEG_INF:
-                        t += _IDLE_LAST
-                elif u >= own and u != _NEG_INF:
-                    g = 0
-                    v = u
-                else:
-                    g = 1
-                    v = -u
-                if r == P:
-                    if not _key_before(g, v, t, i, _RG[P - 1], _RV[P - 1], _RT[P - 1], _RI[P - 1], names):
+            # offered: the overrides and the nodes not remembered, then of the memory only
+            # what can be among the P best: the first P of the tie-break order (own
+            # utility -inf), else the first P at or above own utility, and if fewer, the
+            # first below (whole groups of equal utility: walking down, equal utilities
+            # come by descending tie-break)
+            r = 0
+            for o in range(no):
+                k = _OPOS[o]
+                r = self._rank_in(r, P, _OU[o], self._mt[k], self._mid[k], k, own, names)
+            for e in range(ne):
+                r = self._rank_in(r, P, _PU[e], _PT[e], _PID[e], mn + e, own, names)
+            if own == _NEG_INF:
+                taken = 0
+                for j in range(mn):
+                    k = self._mbyt[j]
+                    if no and _OVER[k]:
                         continue
-                    r -= 1
-                j = r
-                while j > 0 and _key_before(g, v, t, i, _RG[j - 1], _RV[j - 1], _RT[j - 1], _RI[j - 1], names):
-                    _RG[j] = _RG[j - 1]
-                    _RV[j] = _RV[j - 1]
-                    _RT[j] = _RT[j - 1]
-                    _RI[j] = _RI[j - 1]
-                    _RANK[j] = _RANK[j - 1]
-                    j -= 1
-                _RG[j] = g
-                _RV[j] = v
-                _RT[j] = t
-                _RI[j] = i
-                _RANK[j] = k
-                r += 1
+                    r = self._rank_in(r, P, self._mu[k], self._mt[k], self._mid[k], k, own, names)
+                    taken += 1
+                    if taken == P:
+                        break
+            else:
+                lo, hi = 0, mn  # the first place at or above own utility
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if self._mu[self._mbyu[mid]] < own:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                taken = 0
+                for j in range(lo, mn):
+                    k = self._mbyu[j]
+                    if no and _OVER[k]:
+                        continue
+                    r = self._rank_in(r, P, self._mu[k], self._mt[k], self._mid[k], k, own, names)
+                    taken += 1
+                    if taken == P:
+                        break
+                need = P - taken
+                taken = 0
+                last = 0.0
+                for j in range(lo - 1, -1, -1):
+                    k = self._mbyu[j]
+                    if taken >= need and self._mu[k] != last:
+                        break  # enough, and the group of equal utilities is complete
+                    if no and _OVER[k]:
+                        continue
+                    r = self._rank_in(r, P, self._mu[k], self._mt[k], self._mid[k], k, own, names)
+                    taken += 1
+                    last = self._mu[k]
             for o in range(no):
                 _OVER[_OPOS[o]] = 0
             n = P
@@ -1114,6 +1221,8 @@ class Gradient(GradientBase):
             self._ms = _grown(self._ms, "q", 2 * n)
             self._mt = _grown(self._mt, "q", 2 * n)
             self._mq = _grown(self._mq, "q", 2 * n)
+            self._mbyu = _grown(self._mbyu, "q", 2 * n)
+            self._mbyt = _grown(self._mbyt, "q", 2 * n)
 
 
 #: compiled: scratch shared by every gradient of the process (handlers run one at a time
@@ -1165,6 +1274,13 @@ def _find(ids: Any, n: int, i: int) -> int:
         if ids[k] == i:
             return k
     return -1
+
+
+def _insert(order: Any, at: int, n: int, k: int) -> None:
+    """Put ``k`` at place ``at`` of ``order`` (of ``n`` places); those after it move down."""
+    for j in range(n, at, -1):
+        order[j] = order[j - 1]
+    order[at] = k
 
 
 def _remove(ids: Any, us: Any, ss: Any, ts: Any, n: int, k: int) -> None:
