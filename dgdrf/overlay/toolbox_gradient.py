@@ -104,6 +104,8 @@ class ToolboxGradient(GradientBase):
         self._us: Any = array("d", [0.0]) * room
         self._births: Any = array("q", [0]) * room
         self._ts: Any = array("q", [0]) * room
+        self._hu = 0.0  # compiled: the sender's utility and age of the frame being read
+        self._hs = 0
 
     def setup(self) -> None:
         super().setup()
