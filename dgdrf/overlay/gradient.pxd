@@ -15,6 +15,7 @@ from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 from dgdrf.runtime.actor cimport Role
 from dgdrf.runtime.addresses cimport AddressBook, wire_of
 from dgdrf.overlay.cyclon cimport Cyclon
+from dgdrf.runtime.twister cimport Twister
 from dgdrf.overlay.descriptors cimport _put_uint, _uint_size, _put_be, _get_be, _get_array_header, _get_str_header, _address_id
 
 cdef extern from *:
@@ -76,7 +77,8 @@ cdef class GradientBase(Role):
     cdef public long long _me_id
     cdef public dict _checks
     cdef public long long _check_seq
-    cdef public object rnd
+    cdef public object _rnd
+    cdef public Twister _tw
     cdef public object stop_after
     cdef public str me
     cdef public unsigned int _salt_crc
@@ -85,6 +87,7 @@ cdef class GradientBase(Role):
     @cython.locals(sample=dict, own=double)
     cpdef bint is_centre(self) except -1
     cpdef object tiebreak_of(self, addr)
+    cdef Py_ssize_t _draw_index(self, Py_ssize_t n) except -1
     @cython.locals(got=tuple)
     cpdef on_frame(self, long long src, bytes data)
     cpdef _answer(self, long long src_id, str src, utility, stamp, entries)

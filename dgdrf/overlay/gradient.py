@@ -36,6 +36,18 @@ claim until fresher news arrives. The cost: a server with users holds up to one 
 server with users (at 10,000 servers and 1,000 users, about 950); where every node has a
 finite utility (``dgdrf overlay --protocol gradient``) memory grows with all the nodes a
 node hears of, and ``memory=N`` bounds it.
+
+The compiled build keeps the view and the memory in arrays (issue 34): per entry a node
+id, its utility as a C double, its stamp and its eq. 3.9 tie-break, computed once. The
+memory's slots stay put while held; a refresh count gives its least-recently-refreshed
+order, and two sorted indexes (by utility, tie-break and address; by tie-break and
+address) let a selection offer only the few nodes that can be among the P best, as the
+interpreted build's bisection into ``_ranked`` does. Exchange frames are read into
+arrays and written from them (gradient.pxd). The interpreted build keeps its
+dictionaries and reuses a selection when nothing in it can change (``_reselect``); both
+give the same views (tests/test_differential.py, tests/test_overlay.py, bench/snapshot.py).
+Utilities are floats in every run; an int utility would be kept as a float by the
+compiled build only.
 """
 
 from __future__ import annotations
@@ -54,6 +66,7 @@ from dgdrf.overlay.cyclon import Cyclon
 from dgdrf.overlay.messages import CentreAck, CentreCheck, GradientReply, GradientShuffle
 from dgdrf.runtime.actor import Role
 from dgdrf.runtime.addresses import BOOK
+from dgdrf.runtime.twister import Twister
 
 try:
     import cython
@@ -238,7 +251,8 @@ class GradientBase(Role):
         self._me_id = -1  # this node's id in the address book, from setup on
         self._checks: dict[int, Callable[[bool], None]] = {}
         self._check_seq = 0
-        self.rnd = random.Random(0)
+        self._rnd = random.Random(0)
+        self._tw: Twister | None = None  # compiled, from setup on: the same draws, in C
         #: seconds after start at which the node stops exchanging (a frozen gradient, as
         #: DDRF-gradient uses it); None: run for ever
         self.stop_after: float | None = None
@@ -250,16 +264,42 @@ class GradientBase(Role):
         self.me = self.actor.address
         self._me_id = self._book.id_of(self.me)
         self._salt_crc = zlib.crc32(self.me.encode())
-        self.rnd = random.Random(int(self.actor.rng.integers(2**62)))
+        seed = int(self.actor.rng.integers(2**62))
+        if cython.compiled:
+            self._tw = Twister.seeded(seed)  # random.Random(seed), without making it
+            first = self._tw.uniform(0.0, self.period)
+        else:
+            self._rnd = random.Random(seed)
+            first = self._rnd.uniform(0.0, self.period)
         if self.sampler is not None and self.sampler.profile is None:
             self.sampler.profile = self.utility
-        timer = self.actor.every(self.period, self.exchange, first=self.rnd.uniform(0.0, self.period))
+        timer = self.actor.every(self.period, self.exchange, first=first)
         if self.stop_after is not None:
             self.actor.after(self.stop_after, timer.cancel)
 
     def exchange(self) -> None:
         """One gradient round (each kind of gradient has its own)."""
         raise NotImplementedError
+
+    @property
+    def rnd(self) -> random.Random:
+        """This node's generator (its own stream, seeded from the actor's): compiled, a
+        :class:`~dgdrf.runtime.twister.Twister` draws from its state in C, and this is a
+        copy of where it stands."""
+        if self._tw is not None:
+            return self._tw.to_random()
+        return self._rnd
+
+    @rnd.setter
+    def rnd(self, rnd: random.Random) -> None:
+        self._rnd = rnd
+        self._tw = Twister(rnd) if cython.compiled else None
+
+    def _draw_index(self, n: int) -> int:
+        """A random index below ``n`` (> 0), as ``choice`` draws it (:func:`choice_index`)."""
+        if self._tw is not None:
+            return self._tw.randbelow(n)
+        return choice_index(self._rnd, n)
 
     def tiebreak_of(self, addr: str) -> int:
         """The fixed hash that orders nodes of equal utility (eq. 3.9's ties), salted
@@ -519,9 +559,9 @@ class Gradient(GradientBase):
         if self._awaiting is not None:
             self._suspect(self._awaiting)  # no answer within a whole period: presumed dead
         if cython.compiled:
-            partner = self._book.names[self._vid[choice_index(self.rnd, self._vn)]] if self._vn else (self.sampler.random_peer() if self.sampler else None)
+            partner = self._book.names[self._vid[self._draw_index(self._vn)]] if self._vn else (self.sampler.random_peer() if self.sampler else None)
         else:
-            partner = choice(self.rnd, list(self._view)) if self._view else (self.sampler.random_peer() if self.sampler else None)
+            partner = choice(self._rnd, list(self._view)) if self._view else (self.sampler.random_peer() if self.sampler else None)
         if partner is None:
             return
         self._awaiting = partner

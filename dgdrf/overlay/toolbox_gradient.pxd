@@ -3,7 +3,7 @@
 
 cimport cython
 from dgdrf.runtime.actor cimport Role
-from dgdrf.overlay.gradient cimport GradientBase, exchange_frame, preferred, choice_index, _exchange_frame_ids, _read_exchange_ids, _tiebreak_id, _prefers
+from dgdrf.overlay.gradient cimport GradientBase, exchange_frame, preferred, _exchange_frame_ids, _read_exchange_ids, _tiebreak_id, _prefers
 
 cdef long _SHUFFLE
 cdef long _REPLY

@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from dgdrf.overlay.cyclon import Cyclon
-from dgdrf.overlay.gradient import GradientBase, choice, choice_index, exchange_frame, preferred
+from dgdrf.overlay.gradient import GradientBase, choice, exchange_frame, preferred
 from dgdrf.overlay.messages import GradientReply, GradientShuffle
 from dgdrf.runtime.actor import Role
 
@@ -145,9 +145,9 @@ class ToolboxGradient(GradientBase):
         if not n:
             return  # disconnected until peer sampling offers nodes
         if cython.compiled:
-            partner = self._book.names[self._ids[choice_index(self.rnd, n)]]
+            partner = self._book.names[self._ids[self._draw_index(n)]]
         else:
-            partner = choice(self.rnd, list(self._view))
+            partner = choice(self._rnd, list(self._view))
         self.clock += 1
         self._round += 1
         self._awaiting = (partner, self._round)

@@ -26,3 +26,7 @@ cdef class Twister:
     cdef unsigned int _next(self) except? 0
     @cython.locals(a=cython.uint, b=cython.uint)
     cpdef double random(self) except? -1.0
+    @cython.locals(out=object, shift=Py_ssize_t, w=cython.uint)
+    cpdef object getrandbits(self, Py_ssize_t k)
+    @cython.locals(k=Py_ssize_t, m=Py_ssize_t, r=cython.ulonglong)
+    cpdef Py_ssize_t randbelow(self, Py_ssize_t n) except -1

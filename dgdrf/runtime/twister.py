@@ -121,3 +121,43 @@ class Twister:
         a = self._next() >> 5
         b = self._next() >> 6
         return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
+
+    def getrandbits(self, k: int) -> int:
+        """``random.Random.getrandbits(k)``: one word's top ``k`` bits for k <= 32; beyond,
+        32-bit words least significant first, the last one's top bits."""
+        if k < 0:
+            raise ValueError("number of bits must be non-negative")
+        if k == 0:
+            return 0
+        if k <= 32:
+            return self._next() >> (32 - k)
+        out = 0
+        shift = 0
+        while k > 0:
+            w = self._next()
+            if k < 32:
+                w >>= 32 - k
+            out |= int(w) << shift  # a Python int: the shift passes the word's width
+            shift += 32
+            k -= 32
+        return out
+
+    def randbelow(self, n: int) -> int:
+        """``random.Random._randbelow(n)`` for 0 < n < 2**63: ``getrandbits`` of n's bit length,
+        drawn again while not below n (what ``choice`` draws its index with)."""
+        if n <= 0:
+            raise ValueError("randbelow needs n > 0")
+        k = 0  # n's bit length
+        m = n
+        while m:
+            k += 1
+            m >>= 1
+        if k <= 32:  # one word a draw, in C when compiled
+            r = self._next() >> (32 - k)
+            while r >= n:
+                r = self._next() >> (32 - k)
+            return r
+        r = self.getrandbits(k)
+        while r >= n:
+            r = self.getrandbits(k)
+        return r
