@@ -7,6 +7,10 @@
 #
 #   bench/instructions_per_message.sh > bench/results/instructions-per-message.txt
 #   NODES=1000 CYCLES=20 bench/instructions_per_message.sh
+#   ARGS="run --scenario configs/thesis-100x20.toml --policy dgdrf --neighbors 4 --max-time 30 --seed 1" bench/instructions_per_message.sh
+#
+# ARGS: another dgdrf command line instead of the Cyclon overlay (a policy's run: the
+# gradients, the servers' and users' code and the policies are groups of their own).
 #
 # Needs valgrind (callgrind_annotate comes with it), the project's virtual environment
 # active and the compiled core (the loop is found by its C symbol). About a minute.
@@ -14,8 +18,15 @@ set -euo pipefail
 nodes="${NODES:-1000}" cycles="${CYCLES:-20}"
 script=instructions_per_message.sh
 . "$(dirname "${BASH_SOURCE[0]}")/callgrind_common.sh"
-cmd=(dgdrf overlay --protocol cyclon --nodes "$nodes" --cycles "$cycles" --view-size 20 --shuffle-length 8 --metrics-every "$cycles" --seed 1 --quiet --json "$tmp/run.json")
-echo "# NODES=$nodes CYCLES=$cycles bench/instructions_per_message.sh: $(date -u +%Y-%m-%dT%H:%MZ), compiled core, git $(git -C "$here" rev-parse --short HEAD), $(valgrind --version), PYTHONHASHSEED=$PYTHONHASHSEED"
+if [ -n "${ARGS:-}" ]; then
+  read -r -a extra <<< "$ARGS"
+  cmd=(dgdrf "${extra[@]}" --quiet --json "$tmp/run.json")
+  what="ARGS=\"$ARGS\""
+else
+  cmd=(dgdrf overlay --protocol cyclon --nodes "$nodes" --cycles "$cycles" --view-size 20 --shuffle-length 8 --metrics-every "$cycles" --seed 1 --quiet --json "$tmp/run.json")
+  what="NODES=$nodes CYCLES=$cycles"
+fi
+echo "# $what bench/instructions_per_message.sh: $(date -u +%Y-%m-%dT%H:%MZ), compiled core, git $(git -C "$here" rev-parse --short HEAD), $(valgrind --version), PYTHONHASHSEED=$PYTHONHASHSEED"
 echo "\$ valgrind --tool=callgrind --toggle-collect=$loop ${cmd[*]:0:${#cmd[@]}-2} --json OUT"
 valgrind --tool=callgrind --toggle-collect="$loop" --callgrind-out-file="$tmp/cg.out" "${cmd[@]}" 2>/dev/null
 callgrind_annotate --auto=no --threshold=100 "$tmp/cg.out" > "$tmp/functions.txt"
@@ -28,6 +39,9 @@ from collections import defaultdict
 GROUPS = [
     ("msgpack (pack and unpack)", r"msgpack|:unpack_execute"),
     ("Cyclon (its compiled code)", r"overlay/cyclon|overlay_6cyclon"),
+    ("gradients (their compiled code)", r"overlay/(toolbox_)?gradient|overlay_8gradient|overlay_16toolbox_gradient"),
+    ("push-sum (its compiled code)", r"overlay/pushsum|overlay_7pushsum"),
+    ("servers, users, policies, metrics (compiled)", r"(nodes|policies|model)/|nodes_\d+|policies_\d+|model_\d+"),
     ("typed frames and node ids (descriptors, addresses)", r"overlay/descriptors|overlay_11descriptors|runtime/addresses|runtime_9addresses"),
     ("clock, transport, actors (compiled)", r"runtime/(clock|transport|actor)|runtime_\d+(clock|transport|actor)"),
     ("dictionaries", r"dictobject\.c|:(PyDict_|_PyDict_|dict|insertdict|delitem_common|unicodekeys_)"),
