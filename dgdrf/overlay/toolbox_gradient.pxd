@@ -3,7 +3,7 @@
 
 cimport cython
 from dgdrf.runtime.actor cimport Role
-from dgdrf.overlay.gradient cimport GradientBase, exchange_frame, preferred, _exchange_frame_ids, _read_exchange_ids, _tiebreak_id, _prefers
+from dgdrf.overlay.gradient cimport GradientBase, exchange_frame, preferred, _exchange_frame_ids, _read_exchange_ids, _tiebreak_id, _prefers, _find, _grown, _remove
 
 cdef long _SHUFFLE
 cdef long _REPLY
@@ -43,13 +43,8 @@ cdef class ToolboxGradient(GradientBase):
     cdef bint _before(self, Py_ssize_t a, Py_ssize_t b, double own) except -1
     cdef _room(self, Py_ssize_t n)
     @cython.locals(k=Py_ssize_t)
-    cdef Py_ssize_t _find(self, long long i) noexcept
-    @cython.locals(k=Py_ssize_t)
     cdef _append(self, long long i, double u, long long birth)
-    @cython.locals(j=Py_ssize_t)
-    cdef _remove(self, Py_ssize_t k)
+    cdef _remove_at(self, Py_ssize_t k)
 
 
 cpdef _reserve(Py_ssize_t n)
-@cython.locals(k=Py_ssize_t)
-cpdef object _grown(a, str kind, Py_ssize_t n)

@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from dgdrf.overlay.cyclon import Cyclon
-from dgdrf.overlay.gradient import GradientBase, choice, exchange_frame, preferred
+from dgdrf.overlay.gradient import GradientBase, _grown, choice, exchange_frame, preferred
 from dgdrf.overlay.messages import GradientReply, GradientShuffle
 from dgdrf.runtime.actor import Role
 
@@ -173,9 +173,9 @@ class ToolboxGradient(GradientBase):
             if not cython.compiled:
                 self._view.pop(partner, None)
                 return
-            k = self._find(self._book.id_of(partner))
+            k = _find(self._ids, self._n, self._book.id_of(partner))  # type: ignore[name-defined]  # gradient.pxd's
             if k >= 0:
-                self._remove(k)
+                self._remove_at(k)
 
     def on_frame(self, src: int, data: bytes) -> None:
         """A GradientShuffle's or GradientReply's frame from node id ``src``: compiled,
@@ -275,7 +275,7 @@ class ToolboxGradient(GradientBase):
             if i == self._me_id:
                 continue
             birth = clock - _EAGE[j]
-            k = self._find(i)
+            k = _find(self._ids, self._n, i)  # type: ignore[name-defined]  # gradient.pxd's
             if k < 0:
                 self._append(i, _EU[j], birth)
             elif self._births[k] < birth:  # strictly younger replaces, in place
@@ -289,7 +289,7 @@ class ToolboxGradient(GradientBase):
             if self._births[k] < self._births[oldest]:
                 oldest = k
         if clock - self._births[oldest] >= self.old_threshold:  # the oldest leaves
-            self._remove(oldest)
+            self._remove_at(oldest)
             n -= 1
         if n > self.P:
             self._keep_preferred(self.utility())
@@ -336,13 +336,6 @@ class ToolboxGradient(GradientBase):
         self._ts = _grown(self._ts, "q", room)
         _reserve(room)
 
-    def _find(self, i: int) -> int:
-        """The position of node id ``i`` in the view, -1 if it is not there."""
-        for k in range(self._n):
-            if self._ids[k] == i:
-                return k
-        return -1
-
     def _append(self, i: int, u: float, birth: int) -> None:
         """Add node id ``i`` at the end of the view, its tie-break computed once."""
         k = self._n
@@ -352,13 +345,9 @@ class ToolboxGradient(GradientBase):
         self._ts[k] = _tiebreak_id(self._book, i, self._salt_crc)  # type: ignore[name-defined]  # gradient.pxd's
         self._n = k + 1
 
-    def _remove(self, k: int) -> None:
+    def _remove_at(self, k: int) -> None:
         """Drop the entry at position ``k``; those after it move up, in order."""
-        for j in range(k + 1, self._n):
-            self._ids[j - 1] = self._ids[j]
-            self._us[j - 1] = self._us[j]
-            self._births[j - 1] = self._births[j]
-            self._ts[j - 1] = self._ts[j]
+        _remove(self._ids, self._us, self._births, self._ts, self._n, k)  # type: ignore[name-defined]  # gradient.pxd's
         self._n -= 1
 
 
@@ -372,12 +361,3 @@ def _reserve(n: int) -> None:
         _EAGE = _grown(_EAGE, "q", 2 * n)
         _ORDER = _grown(_ORDER, "q", 2 * n)
         _ET = _grown(_ET, "q", 2 * n)
-
-
-def _grown(a: Any, kind: str, n: int) -> Any:
-    """A copy of the array ``a`` (of typecode ``kind``) with room for ``n``: zeros after
-    what ``a`` holds."""
-    out = array(kind, [0]) * n
-    for k in range(len(a)):
-        out[k] = a[k]
-    return out
