@@ -50,7 +50,7 @@ from dgdrf.model.problem import tasks_per_server
 from dgdrf.model.resources import FIT_TOLERANCE, SHARE_TIE_TOLERANCE, fits, natural_key
 from dgdrf.nodes.protocol import ServerRequest, TaskRequest
 from dgdrf.nodes.server import Server
-from dgdrf.overlay.messages import GradientShuffle, Peers, PushSumShare
+from dgdrf.overlay.messages import GradientReply, GradientShuffle, Peers, PushSumShare
 from dgdrf.overlay.pushsum import bytes_to_int, int_to_bytes
 from dgdrf.runtime.actor import Actor
 
@@ -666,3 +666,96 @@ def test_pushsum_estimate_is_correctly_rounded_and_shares_round_trip(mod, shares
     assert ps.estimate() == [float(Fraction(x, weight)) for x in total]
     for x in (*total, weight, -weight):
         assert mod.bytes_to_int(mod.int_to_bytes(x)) == x
+
+
+# -- the compiled gradients against their interpreted build, state for state --------------------
+def _both(name: str) -> tuple[Any, Any] | None:
+    """(compiled, source) modules of ``name``, or None where it imported as its source."""
+    imported = importlib.import_module(name)
+    return None if str(imported.__file__).endswith(".py") else (imported, _source(name))
+
+
+#: more nodes than a node of utility -inf remembers at P = 1 (gradient.default_memory: 20)
+MANY = [f"n{i}" for i in range(26)]
+exchanges = st.lists(
+    st.tuples(
+        st.sampled_from(MANY),
+        UTILITIES,
+        st.integers(0, 12),
+        st.lists(st.tuples(st.sampled_from(MANY + ["me"]), UTILITIES, st.integers(-1, 12)), max_size=6),
+        st.sampled_from([NEG_INF, -0.5, -0.3, -0.2, 0.0]),  # the node's own utility from then on
+        st.booleans(),  # as a frame (the compiled build's own reader) or a decoded message
+        st.booleans(),  # a shuffle or a reply
+    ),
+    max_size=30,
+)
+
+
+@pytest.mark.skipif(_both("dgdrf.overlay.gradient") is None, reason="the compiled core is not installed")
+@settings(SETTINGS, max_examples=200)
+@given(exchanges, st.integers(1, 5), st.sampled_from([None, 0, 2, 6]))
+def test_the_compiled_stamped_gradient_keeps_the_interpreted_ones_view_and_memory(steps, P, memory):
+    """The compiled Gradient (view and memory in arrays, slots with a refresh count, two
+    sorted indexes) holds what the interpreted one (dictionaries, _ranked, _reselect)
+    holds after every exchange: the same view in the same order, the same memory in the
+    same least-recently-refreshed order, the same stale-news stamps; own utility changing
+    between exchanges (-inf included: the idle selection and the idle memory bound)."""
+    from dgdrf.overlay.gradient import exchange_frame
+    from dgdrf.runtime.addresses import BOOK
+
+    pair = _both("dgdrf.overlay.gradient")
+    assert pair is not None
+    own = [0.0]
+    grads = []
+    for mod in pair:
+        h = Harness()
+        g = mod.Gradient(lambda: own[0], P, memory=memory)
+        h.host("me", g)
+        grads.append(g)
+    for src, u, s, entries, mine, as_frame, shuffle in steps:
+        own[0] = mine
+        view = {a: (x, t) for a, x, t in entries}
+        msg = GradientShuffle(u, s, [list(e) for e in entries]) if shuffle else GradientReply(u, s, [list(e) for e in entries])
+        for g in grads:
+            if as_frame:
+                g.on_frame(BOOK.id_of(src), exchange_frame(msg.TAG, u, s, view))
+            elif shuffle:
+                g.on_GradientShuffle(src, msg)
+            else:
+                g.on_GradientReply(src, msg)
+        a, b = grads
+        assert list(a.view.items()) == list(b.view.items())
+        assert list(a.remembered.items()) == list(b.remembered.items())
+        assert a._gone == b._gone and a._suspects == b._suspects
+
+
+@pytest.mark.skipif(_both("dgdrf.overlay.toolbox_gradient") is None, reason="the compiled core is not installed")
+@settings(SETTINGS, max_examples=200)
+@given(exchanges, st.integers(1, 5), st.integers(1, 12))
+def test_the_compiled_toolbox_gradient_keeps_the_interpreted_ones_view(steps, P, threshold):
+    """The compiled ToolboxGradient (view in arrays, merged and ranked in C) holds the
+    interpreted one's view, in its order, after every exchange, own utility changing."""
+    from dgdrf.overlay.gradient import exchange_frame
+    from dgdrf.runtime.addresses import BOOK
+
+    pair = _both("dgdrf.overlay.toolbox_gradient")
+    assert pair is not None
+    own = [0.0]
+    grads = []
+    for mod in pair:
+        h = Harness()
+        g = mod.ToolboxGradient(lambda: own[0], P, old_threshold=threshold)
+        h.host("me", g)
+        grads.append(g)
+    for src, u, s, entries, mine, as_frame, shuffle in steps:
+        own[0] = mine
+        view = {a: (x, t) for a, x, t in entries}
+        msg = GradientShuffle(u, s, [list(e) for e in entries])
+        for g in grads:
+            if as_frame:
+                g.on_frame(BOOK.id_of(src), exchange_frame(msg.TAG, u, s, view))
+            else:
+                g.on_GradientShuffle(src, msg)
+        a, b = grads
+        assert list(a.view.items()) == list(b.view.items())
+        assert a.clock == b.clock
