@@ -691,6 +691,40 @@ exchanges = st.lists(
 )
 
 
+def _exchanged(grads: list, own: list, steps: list, replies: bool):
+    """Hand each step's exchange to every gradient of ``grads`` (hosted apart, each as
+    "me"), own utility (``own[0]``) set first; after each, yield the gradients. As a
+    frame, through the compiled reader, or as a decoded message; a reply only where
+    ``replies`` (else every exchange is a shuffle)."""
+    from dgdrf.overlay.gradient import exchange_frame
+    from dgdrf.runtime.addresses import BOOK
+
+    for src, u, s, entries, mine, as_frame, shuffle in steps:
+        own[0] = mine
+        shuffle = shuffle or not replies
+        msg = (GradientShuffle if shuffle else GradientReply)(u, s, [list(e) for e in entries])
+        for g in grads:
+            if as_frame:
+                g.on_frame(BOOK.id_of(src), exchange_frame(msg.TAG, u, s, {a: (x, t) for a, x, t in entries}))
+            elif shuffle:
+                g.on_GradientShuffle(src, msg)
+            else:
+                g.on_GradientReply(src, msg)
+        yield grads
+
+
+def _hosted(name: str, make) -> list:
+    """``make(module)`` for module ``name`` compiled and its source, each hosted as "me"."""
+    pair = _both(name)
+    assert pair is not None
+    grads = []
+    for mod in pair:
+        g = make(mod)
+        Harness().host("me", g)
+        grads.append(g)
+    return grads
+
+
 @pytest.mark.skipif(_both("dgdrf.overlay.gradient") is None, reason="the compiled core is not installed")
 @settings(SETTINGS, max_examples=200)
 @given(exchanges, st.integers(1, 5), st.sampled_from([None, 0, 2, 6]))
@@ -700,30 +734,12 @@ def test_the_compiled_stamped_gradient_keeps_the_interpreted_ones_view_and_memor
     holds after every exchange: the same view in the same order, the same memory in the
     same least-recently-refreshed order, the same stale-news stamps; own utility changing
     between exchanges (-inf included: the idle selection and the idle memory bound)."""
-    from dgdrf.overlay.gradient import exchange_frame
-    from dgdrf.runtime.addresses import BOOK
-
-    pair = _both("dgdrf.overlay.gradient")
-    assert pair is not None
     own = [0.0]
-    grads = []
-    for mod in pair:
-        h = Harness()
-        g = mod.Gradient(lambda: own[0], P, memory=memory)
-        h.host("me", g)
-        grads.append(g)
-    for src, u, s, entries, mine, as_frame, shuffle in steps:
-        own[0] = mine
-        view = {a: (x, t) for a, x, t in entries}
-        msg = GradientShuffle(u, s, [list(e) for e in entries]) if shuffle else GradientReply(u, s, [list(e) for e in entries])
-        for g in grads:
-            if as_frame:
-                g.on_frame(BOOK.id_of(src), exchange_frame(msg.TAG, u, s, view))
-            elif shuffle:
-                g.on_GradientShuffle(src, msg)
-            else:
-                g.on_GradientReply(src, msg)
-        a, b = grads
+
+    def make(mod):
+        return mod.Gradient(lambda: own[0], P, memory=memory)
+
+    for a, b in _exchanged(_hosted("dgdrf.overlay.gradient", make), own, steps, replies=True):
         assert list(a.view.items()) == list(b.view.items())
         assert list(a.remembered.items()) == list(b.remembered.items())
         assert a._gone == b._gone and a._suspects == b._suspects
@@ -735,27 +751,11 @@ def test_the_compiled_stamped_gradient_keeps_the_interpreted_ones_view_and_memor
 def test_the_compiled_toolbox_gradient_keeps_the_interpreted_ones_view(steps, P, threshold):
     """The compiled ToolboxGradient (view in arrays, merged and ranked in C) holds the
     interpreted one's view, in its order, after every exchange, own utility changing."""
-    from dgdrf.overlay.gradient import exchange_frame
-    from dgdrf.runtime.addresses import BOOK
-
-    pair = _both("dgdrf.overlay.toolbox_gradient")
-    assert pair is not None
     own = [0.0]
-    grads = []
-    for mod in pair:
-        h = Harness()
-        g = mod.ToolboxGradient(lambda: own[0], P, old_threshold=threshold)
-        h.host("me", g)
-        grads.append(g)
-    for src, u, s, entries, mine, as_frame, shuffle in steps:
-        own[0] = mine
-        view = {a: (x, t) for a, x, t in entries}
-        msg = GradientShuffle(u, s, [list(e) for e in entries])
-        for g in grads:
-            if as_frame:
-                g.on_frame(BOOK.id_of(src), exchange_frame(msg.TAG, u, s, view))
-            else:
-                g.on_GradientShuffle(src, msg)
-        a, b = grads
+
+    def make(mod):
+        return mod.ToolboxGradient(lambda: own[0], P, old_threshold=threshold)
+
+    for a, b in _exchanged(_hosted("dgdrf.overlay.toolbox_gradient", make), own, steps, replies=False):
         assert list(a.view.items()) == list(b.view.items())
         assert a.clock == b.clock

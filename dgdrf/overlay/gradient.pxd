@@ -137,13 +137,9 @@ cdef class Gradient(GradientBase):
     cdef _select_arrays(self, Py_ssize_t h, bint own_known, double own)
     cdef bint _u_before(self, Py_ssize_t a, Py_ssize_t b) except -1
     cdef bint _t_before(self, Py_ssize_t a, Py_ssize_t b) except -1
-    @cython.locals(lo=Py_ssize_t, hi=Py_ssize_t, mid=Py_ssize_t)
-    cdef Py_ssize_t _by_u(self, Py_ssize_t k, Py_ssize_t n) except -1
-    @cython.locals(lo=Py_ssize_t, hi=Py_ssize_t, mid=Py_ssize_t)
-    cdef Py_ssize_t _by_t(self, Py_ssize_t k, Py_ssize_t n) except -1
+    @cython.locals(lo=Py_ssize_t, hi=Py_ssize_t, mid=Py_ssize_t, j=Py_ssize_t, order=cython.longlong[::1])
+    cdef Py_ssize_t _place(self, bint by_utility, Py_ssize_t k, Py_ssize_t n) except -1
     cdef _index_add(self, Py_ssize_t k)
-    @cython.locals(j=Py_ssize_t)
-    cdef void _index_remove(self, long long[::1] order, Py_ssize_t at, Py_ssize_t n) noexcept
     @cython.locals(g=cython.longlong, v=double, j=Py_ssize_t)
     cdef Py_ssize_t _rank_in(self, Py_ssize_t r, Py_ssize_t P, double u, long long t, long long i, Py_ssize_t code, double own, list names) except -1
     cdef _vroom(self, Py_ssize_t n)
@@ -187,6 +183,10 @@ cpdef object _grown(a, str kind, Py_ssize_t n)
 cdef Py_ssize_t _find(long long[::1] ids, Py_ssize_t n, long long i) noexcept
 @cython.locals(j=Py_ssize_t)
 cdef void _insert(long long[::1] order, Py_ssize_t at, Py_ssize_t n, long long k) noexcept
+@cython.locals(j=Py_ssize_t)
+cdef void _delete(long long[::1] order, Py_ssize_t at, Py_ssize_t n) noexcept
+@cython.locals(m=Py_ssize_t)
+cpdef Py_ssize_t _load_entries(entries, str me, AddressBook book, long long[::1] ids, double[::1] us, long long[::1] stamps) except -1
 @cython.locals(j=Py_ssize_t)
 cdef void _remove(long long[::1] ids, double[::1] us, long long[::1] ss, long long[::1] ts, Py_ssize_t n, Py_ssize_t k) noexcept
 cdef inline bint _key_before(long long g, double v, long long t, long long i, long long g2, double v2, long long t2, long long i2, list names) except -1

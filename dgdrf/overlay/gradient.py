@@ -650,15 +650,7 @@ class Gradient(GradientBase):
         (docs/notes/2026-11-25-why-runs-stalled.md, "DGDRF's phantoms")."""
         if cython.compiled:
             _reserve(len(entries) + 1)
-            m = 0
-            for addr, u, s in [[src, utility, stamp], *entries]:
-                if addr == self.me:
-                    continue
-                _HID[m] = self._book.id_of(addr)
-                _HU[m] = u
-                _HS[m] = s
-                m += 1
-            self._merge_arrays(m)
+            self._merge_arrays(_load_entries([[src, utility, stamp], *entries], self.me, self._book, _HID, _HU, _HS))
             return
         limit: float | None  # the memory's bound; None: the default, set below (_idle_limit, or inf: unbounded)
         me, fresh, limit, gone, view = self.me, self._fresh, self._fresh_limit, self._gone, self._view
@@ -985,9 +977,9 @@ class Gradient(GradientBase):
                 self._mn += 1
                 _HPOS[x] = k
             elif self._mu[k] != u:  # a new rank key: moved in the utility order
-                self._index_remove(self._mbyu, self._by_u(k, self._mn), self._mn)
+                _delete(self._mbyu, self._place(True, k, self._mn), self._mn)
                 self._mu[k] = u
-                _insert(self._mbyu, self._by_u(k, self._mn - 1), self._mn - 1, k)
+                _insert(self._mbyu, self._place(True, k, self._mn - 1), self._mn - 1, k)
             self._mseq += 1
             self._mq[k] = self._mseq  # most recently refreshed
             self._ms[k] = s
@@ -1008,11 +1000,11 @@ class Gradient(GradientBase):
                 _HPOS[x] = -1
             elif _HPOS[x] == last:
                 _HPOS[x] = k
-        self._index_remove(self._mbyu, self._by_u(k, self._mn), self._mn)
-        self._index_remove(self._mbyt, self._by_t(k, self._mn), self._mn)
+        _delete(self._mbyu, self._place(True, k, self._mn), self._mn)
+        _delete(self._mbyt, self._place(False, k, self._mn), self._mn)
         if k != last:  # the last slot's places in the orders now name k
-            self._mbyu[self._by_u(last, last)] = k
-            self._mbyt[self._by_t(last, last)] = k
+            self._mbyu[self._place(True, last, last)] = k
+            self._mbyt[self._place(False, last, last)] = k
         self._mid[k] = self._mid[last]
         self._mu[k] = self._mu[last]
         self._ms[k] = self._ms[last]
@@ -1028,9 +1020,7 @@ class Gradient(GradientBase):
         """Whether slot ``a`` comes before slot ``b`` by (utility, tie-break, address)."""
         if self._mu[a] != self._mu[b]:
             return self._mu[a] < self._mu[b]
-        if self._mt[a] != self._mt[b]:
-            return self._mt[a] < self._mt[b]
-        return self._book.names[self._mid[a]] < self._book.names[self._mid[b]]
+        return self._t_before(a, b)
 
     def _t_before(self, a: int, b: int) -> bool:
         """Whether slot ``a`` comes before slot ``b`` by (tie-break, address)."""
@@ -1038,23 +1028,15 @@ class Gradient(GradientBase):
             return self._mt[a] < self._mt[b]
         return self._book.names[self._mid[a]] < self._book.names[self._mid[b]]
 
-    def _by_u(self, k: int, n: int) -> int:
-        """Where slot ``k`` is, or goes, among the first ``n`` places of the utility order."""
+    def _place(self, by_utility: bool, k: int, n: int) -> int:
+        """Where slot ``k`` is, or goes, among the first ``n`` places of the utility order
+        (``by_utility``) or of the tie-break order: a bisection."""
+        order = self._mbyu if by_utility else self._mbyt
         lo, hi = 0, n
         while lo < hi:
             mid = (lo + hi) // 2
-            if self._mbyu[mid] != k and self._u_before(self._mbyu[mid], k):
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo
-
-    def _by_t(self, k: int, n: int) -> int:
-        """Where slot ``k`` is, or goes, among the first ``n`` places of the tie-break order."""
-        lo, hi = 0, n
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self._mbyt[mid] != k and self._t_before(self._mbyt[mid], k):
+            j = order[mid]
+            if j != k and (self._u_before(j, k) if by_utility else self._t_before(j, k)):
                 lo = mid + 1
             else:
                 hi = mid
@@ -1062,13 +1044,8 @@ class Gradient(GradientBase):
 
     def _index_add(self, k: int) -> None:
         """Put the new slot ``k`` (not yet counted in ``_mn``) into both orders."""
-        _insert(self._mbyu, self._by_u(k, self._mn), self._mn, k)
-        _insert(self._mbyt, self._by_t(k, self._mn), self._mn, k)
-
-    def _index_remove(self, order: Any, at: int, n: int) -> None:
-        """Take place ``at`` out of ``order`` (of ``n`` places)."""
-        for j in range(at + 1, n):
-            order[j - 1] = order[j]
+        _insert(self._mbyu, self._place(True, k, self._mn), self._mn, k)
+        _insert(self._mbyt, self._place(False, k, self._mn), self._mn, k)
 
     def _rank_in(self, r: int, P: int, u: float, t: int, i: int, code: int, own: float, names: list) -> int:
         """Offer the pool's node ``i`` (utility ``u``, tie-break ``t``; ``code``: its
@@ -1321,6 +1298,29 @@ def _insert(order: Any, at: int, n: int, k: int) -> None:
     for j in range(n, at, -1):
         order[j] = order[j - 1]
     order[at] = k
+
+
+def _delete(order: Any, at: int, n: int) -> None:
+    """Take place ``at`` out of ``order`` (of ``n`` places); those after it move up."""
+    for j in range(at + 1, n):
+        order[j - 1] = order[j]
+
+
+def _load_entries(entries: Any, me: str, book: Any, ids: Any, us: Any, stamps: Any) -> int:
+    """Copy decoded (address, utility, stamp) entries into the scratch arrays ``ids``,
+    ``us`` and ``stamps`` (the caller makes room), leaving out this node (``me``); how
+    many were copied. How the compiled gradients take entries that come as objects
+    (network mode's messages, a test's)."""
+    m = 0
+    for entry in entries:
+        addr, u, s = entry
+        if addr == me:
+            continue
+        ids[m] = book.id_of(addr)
+        us[m] = u
+        stamps[m] = s
+        m += 1
+    return m
 
 
 def _remove(ids: Any, us: Any, ss: Any, ts: Any, n: int, k: int) -> None:

@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from dgdrf.overlay.cyclon import Cyclon
-from dgdrf.overlay.gradient import GradientBase, _grown, choice, exchange_frame, preferred
+from dgdrf.overlay.gradient import GradientBase, _grown, _load_entries, choice, exchange_frame, preferred
 from dgdrf.overlay.messages import GradientReply, GradientShuffle
 from dgdrf.runtime.actor import Role
 
@@ -228,16 +228,7 @@ class ToolboxGradient(GradientBase):
         if cython.compiled:
             entries = list(entries)
             _reserve(len(entries))
-            m = 0
-            for entry in entries:
-                addr, u, age = entry
-                if addr == self.me:
-                    continue
-                _EID[m] = self._book.id_of(addr)
-                _EU[m] = u
-                _EAGE[m] = age
-                m += 1
-            self._merge_arrays(m)
+            self._merge_arrays(_load_entries(entries, self.me, self._book, _EID, _EU, _EAGE))
             return
         view, me, clock = self._view, self.me, self.clock
         for entry in entries:
