@@ -81,3 +81,14 @@ class PushSumShare(Message):
 
     s: list[bytes]
     w: bytes
+
+
+@message(29, senders=(SERVER,), cost="aggregation")
+class CensusShare(Message):
+    """Push-sum of the census of server kinds (overlay/census.py): half of the sender's
+    mass of each kind it has heard of (``kinds``: each kind's key, model/census.py;
+    ``s``: its mass, as PushSumShare's), and half of its weight."""
+
+    kinds: list[bytes]
+    s: list[bytes]
+    w: bytes

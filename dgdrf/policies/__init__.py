@@ -6,12 +6,12 @@ from dgdrf.errors import ConfigError
 from dgdrf.policies.base import Policy, PolicyOptions
 from dgdrf.policies.centralized import CentralizedDRF, CentralizedDRFBestFit, CentralizedFIFO, CentralizedUDRF
 from dgdrf.policies.ddrf import DdrfGradient, DdrfRandom
-from dgdrf.policies.dgdrf import DGDRF, PDGDRF
+from dgdrf.policies.dgdrf import DGDRF, DGTSF, PDGDRF, PDGTSF
 from dgdrf.policies.offers import CDRF, PSDSF, RPSDSF, TSF
 from dgdrf.policies.probes import Probes
 
 POLICIES: dict[str, type[Policy]] = {
-    cls.name: cls for cls in (CentralizedDRF, CentralizedDRFBestFit, CentralizedFIFO, Probes, DdrfRandom, DdrfGradient, DGDRF, PDGDRF, TSF, CDRF, PSDSF, RPSDSF, CentralizedUDRF)
+    cls.name: cls for cls in (CentralizedDRF, CentralizedDRFBestFit, CentralizedFIFO, Probes, DdrfRandom, DdrfGradient, DGDRF, PDGDRF, DGTSF, PDGTSF, TSF, CDRF, PSDSF, RPSDSF, CentralizedUDRF)
 }
 
 

@@ -78,7 +78,7 @@ class HomeScheduler(TickingRole):
 
     def __init__(self, desk: TaskDesk) -> None:
         self.desk = desk
-        self.home = HomeUsers()
+        self.home = HomeUsers(desk.meter)
         desk.on_resolved = self._resolved
         desk.on_walk_failed = self._walk_failed
 
@@ -112,9 +112,9 @@ class HomeScheduler(TickingRole):
         if low is None:
             return False
         uid, u = low
-        if u.request is None or u.out or (admit is not None and not admit(u.share)):
+        if u.request is None or u.out or (admit is not None and not admit(self.home.min_share())):
             return False
-        if self.desk.capacity.total() is None:  # no estimate of C yet (push-sum spreading)
+        if not self.desk.ready():  # no estimate of C (or of the meter's census) yet: push-sum spreading
             return False
         req = u.request
         if not self.desk.place(uid, req.task_id, req.demand, u.share, self.actor.address, req.traits()):
@@ -173,7 +173,7 @@ class HomeScheduler(TickingRole):
         u = self.home.users.get(user)
         if u is None or not u.stuck or u.out or u.request is None or u.request.task_id != task_id:
             return
-        if self.desk.capacity.total() is None:
+        if not self.desk.ready():
             self._stuck(user, u)
             return
         req = u.request

@@ -101,17 +101,25 @@ class GradientScheduler(HomeScheduler):
         finite -U fall if this user got one more task? Neighbours: the gradient view, and
         with ``gini_overlay`` also the peer-sampling view (the utilities its descriptors
         carried when they were made)."""
-        d = self.desk.capacity.task_share(user.request.demand)
-        if d is None:
-            return False
-        d /= user.request.weight  # weighted DRF: the share the task adds (1: the thesis's)
+        meter = self.desk.meter
+        if meter is None:
+            d = self.desk.capacity.task_share(user.request.demand)
+            if d is None:
+                return False
+            d /= user.request.weight  # weighted DRF: the share the task adds (1: the thesis's)
+            share = user.share
+        else:  # the meter's notion (policies/meters.py): e.g. 1 / (h_i w_i) for TSF
+            d = meter.step(user.request)
+            if d is None:
+                return False
+            share = meter.share(user.share, user.request)
         sample = self.gradient.sample
         others = [-u for u, _ in sample.values() if math.isfinite(u)]
         if self.gini_overlay and self.gradient.sampler is not None:
             for addr, u in self.gradient.sampler.view_profiles():
                 if addr not in sample and isinstance(u, float) and math.isfinite(u):
                     others.append(-u)
-        return gini([user.share + d, *others]) < gini([user.share, *others])
+        return gini([share + d, *others]) < gini([share, *others])
 
 
 class _GradientPolicy(DistributedPolicy):
@@ -140,3 +148,28 @@ class PDGDRF(_GradientPolicy):
     sweep_cost = 40.0
     description = "centre without validation, or when the local Gini falls (thesis 4.5, alg. 6)"
     parallel = True
+
+
+class DGTSF(DGDRF):
+    """DGDRF with Wang et al.'s task share n_i / (h_i w_i) in place of the dominant share
+    (issue 35): the gradient is ordered by minus the lowest task share among a server's
+    placeable home users, the centre validated as in 3.3.1, and its lowest user's task
+    placed here or by a walk that passes ineligible servers by. h_i comes from the census
+    of server capacities (policies/meters.py). It is user-driven, as DGDRF is: judged
+    against the lowest task share among users whose task fits somewhere, which is not
+    the allocation of centralized ``tsf``'s server offers (ORACLES.md example 6)."""
+
+    name = "dg-tsf"
+    description = "dgdrf ranking by task share n_i / (h_i w_i), h_i from a census of server kinds (Wang et al. §V-B; issue 35)"
+    notion_name = "tsf"
+    meter = "tsf"
+
+
+class PDGTSF(PDGDRF):
+    """PDGDRF (alg. 6) with the task share, as :class:`DGTSF`: the Gini test of eq. 4.7 is
+    over task shares, the step one task adds being 1 / (h_i w_i)."""
+
+    name = "pdg-tsf"
+    description = "pdgdrf ranking by task share n_i / (h_i w_i) (Wang et al. §V-B; issue 35)"
+    notion_name = "tsf"
+    meter = "tsf"

@@ -1,18 +1,24 @@
 """What every distributed policy's server hosts (thesis ch. 4): it announces itself to the
 gateway, joins the random overlay (Cyclon), knows C exactly or by push-sum, and proposes
-tasks through a :class:`~dgdrf.policies.local.TaskDesk`."""
+tasks through a :class:`~dgdrf.policies.local.TaskDesk`; a policy of TSF's or CDRF's
+notion also knows the census of server kinds, exactly or by push-sum (overlay/census.py),
+and ranks by a share meter (policies/meters.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import ClassVar
 
+from dgdrf.model.census import Census, ServerKind
 from dgdrf.nodes.gateway import HomeRouting, Routing
+from dgdrf.overlay.census import CensusSum
 from dgdrf.overlay.cyclon import Cyclon
 from dgdrf.overlay.gradient import Gradient, GradientBase
 from dgdrf.overlay.toolbox_gradient import ToolboxGradient
 from dgdrf.overlay.pushsum import PushSum
 from dgdrf.policies.base import AnnounceCapacity, Policy
 from dgdrf.policies.local import CapacityKnowledge, TaskDesk
+from dgdrf.policies.meters import ShareMeter, UnitShareMeter
 from dgdrf.runtime.actor import Role
 
 
@@ -20,6 +26,9 @@ class DistributedPolicy(Policy):
     """Common wiring of the distributed policies; subclasses add their scheduler role."""
 
     distributed = True
+    #: the share its servers rank users by, if not the dominant share: "tsf" (task share,
+    #: h_i) or "cdrf" (job slowdown, M_i), from a census of server kinds (policies/meters.py)
+    meter: ClassVar[str | None] = None
 
     def gateway_routing(self) -> Routing:
         return HomeRouting()
@@ -34,9 +43,26 @@ class DistributedPolicy(Policy):
             knowledge = CapacityKnowledge(pushsum=pushsum)
         else:
             knowledge = CapacityKnowledge(exact=o.total_capacity)
-        desk = TaskDesk(knowledge, sampler=cyclon, retry=o.retry)
+        desk = TaskDesk(knowledge, sampler=cyclon, retry=o.retry, meter=self._meter(server, cyclon, roles))
         roles.append(desk)
         return roles, cyclon, desk
+
+    def _meter(self, server, cyclon: Cyclon, roles: list[Role]) -> ShareMeter | None:
+        """The policy's share meter: its units from the census of server kinds, given
+        (exact knowledge) or by push-sum (a :class:`CensusSum` role added to ``roles``).
+        TSF's h_i ignores constraints, so its census counts capacity vectors only (5 on
+        a Google-like cluster); CDRF's M_i needs the attributes too."""
+        if self.meter is None:
+            return None
+        o = self.options
+        constrained = self.meter == "cdrf"
+        if o.capacity_knowledge == "pushsum":
+            kind = ServerKind.of(server.capacity.tolist(), getattr(server, "attributes", {}) if constrained else None)
+            census_sum = CensusSum(kind, 1.0 if server.address == o.initiator else 0.0, cyclon, o.cyclon_period)
+            roles.append(census_sum)
+            return UnitShareMeter(census_sum.census, constrained)
+        exact = Census.of_servers((cap, dict(attrs) if constrained else {}) for cap, attrs in o.server_kinds)
+        return UnitShareMeter(lambda: exact, constrained)
 
     def make_gradient(self, utility: Callable[[], float], cyclon: Cyclon) -> GradientBase:
         """The gradient overlay (thesis 4.3-4.5) of the kind the options or the policy

@@ -8,8 +8,11 @@ cdef class HomeUsers:
     cdef public dict users
     cdef public object _lowest
     cdef public double _utility
+    cdef public double _min
     cdef public bint _stale
+    cdef public object meter
+    cdef public object _meter_version
 
-    @cython.locals(best=object, key=tuple)
+    @cython.locals(best=object, key=tuple, meter=object)
     cpdef object lowest(self)
     cpdef double utility(self) except? -1.0

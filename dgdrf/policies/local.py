@@ -33,6 +33,7 @@ from dgdrf.model.resources import task_dominant_share
 from dgdrf.model.workload import CLASSIC, TaskTraits
 from dgdrf.nodes.protocol import PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Decline, TaskRequest, trait_fields
 from dgdrf.overlay.sampling import PeerSampling
+from dgdrf.policies.meters import ShareMeter
 from dgdrf.overlay.pushsum import PushSum
 from dgdrf.policies.messages import WalkAck, WalkFailed, WalkTask
 from dgdrf.policies.proposals import ProposalHandshake
@@ -93,13 +94,19 @@ class HomeUsers:
 
     The lowest placeable user and the utility it gives are cached: the gradient asks for
     the utility many times per tick, and it changes only when a user reports a share or
-    gets stuck."""
+    gets stuck (or, with a ``meter``, when what its shares are computed from changes).
 
-    def __init__(self) -> None:
+    ``meter`` (policies/meters.py): the notion users are ranked by, from the sum each
+    reported; None for the thesis's global dominant share, the sum itself."""
+
+    def __init__(self, meter: ShareMeter | None = None) -> None:
         self.users: dict[str, HomeUser] = {}
         self._lowest: tuple[str, HomeUser] | None = None
         self._utility = -INF
+        self._min = INF
         self._stale = False
+        self.meter = meter
+        self._meter_version = -1
 
     def submit(self, msg: TaskRequest) -> bool:
         """Take the user's next task; False for a task held already or an older one (a
@@ -140,23 +147,29 @@ class HomeUsers:
 
     def lowest(self) -> tuple[str, HomeUser] | None:
         """The user with the lowest share that can still be placed (ties by id hash)."""
+        meter = self.meter
+        if meter is not None and meter.version() != self._meter_version:
+            self._meter_version = meter.version()
+            self._stale = True
         if self._stale:
             best = None
             for uid, u in self.users.items():
                 if u.stuck or u.idle:
                     continue
-                key = (u.share, tie_break(uid))
+                key = (u.share if meter is None else meter.share(u.share, u.request), tie_break(uid))
                 if best is None or key < best[0]:
                     best = (key, uid, u)
             self._lowest = None if best is None else (best[1], best[2])
-            self._utility = -INF if best is None else -(best[2].share + TIE_SCALE * tie_break(best[1]))
+            self._min = INF if best is None else best[0][0]
+            self._utility = -INF if best is None else -(best[0][0] + TIE_SCALE * tie_break(best[1]))
             self._stale = False
         return self._lowest
 
     def min_share(self) -> float:
-        """min over placeable users of G_i (inf without users: utility -inf, eq. 4.2)."""
-        low = self.lowest()
-        return INF if low is None else low[1].share
+        """min over placeable users of their share, G_i or the meter's (inf without users:
+        utility -inf, eq. 4.2)."""
+        self.lowest()
+        return self._min
 
     def utility(self) -> float:
         """Eq. 4.2 with a tie-break below any real difference in shares: minus the lowest
@@ -196,8 +209,10 @@ class TaskDesk(Role):
 
     actor: Server  # hosted by a resource node
 
-    def __init__(self, capacity: CapacityKnowledge, sampler: PeerSampling | None = None, walk_ttl: int = 1024, proposal_timeout: float = PROPOSAL_TIMEOUT_S, retry: float = RETRY_S) -> None:
+    def __init__(self, capacity: CapacityKnowledge, sampler: PeerSampling | None = None, walk_ttl: int = 1024, proposal_timeout: float = PROPOSAL_TIMEOUT_S, retry: float = RETRY_S, meter: ShareMeter | None = None) -> None:
         self.capacity = capacity
+        #: what a task adds to its user's reported share (None: its dominant share, eq. 3.3)
+        self.meter = meter
         self.sampler = sampler
         self.walk_ttl = walk_ttl
         self.retry = retry
@@ -213,6 +228,10 @@ class TaskDesk(Role):
         #: (user, task, outcome): "accepted", "declined" or "expired"
         self.on_resolved: Callable[[str, int, str], None] | None = None
         self.on_walk_failed: Callable[[str, int], None] | None = None
+
+    def ready(self) -> bool:
+        """Whether this server knows what shares need: C (eq. 3.3), or the meter's census."""
+        return self.capacity.total() is not None if self.meter is None else self.meter.ready()
 
     def admits(self, request: TaskRequest) -> bool:
         """Whether the task of ``request`` may run on this server (its constraint)."""
@@ -296,6 +315,12 @@ class TaskDesk(Role):
         p, first = accepted
         if not first:
             self.actor.start_task(src, msg.task_id, [], p.started)  # runs: tell the user again
+            return
+        if self.meter is not None:  # the meter's notion (policies/meters.py)
+            gain = self.meter.gain(p.demand, p.traits)
+            p.started = p.share + gain
+            self.actor.start_task(src, msg.task_id, p.demand, p.started, p.traits.duration, gain)
+            self._resolve(src, msg.task_id, "accepted")
             return
         d = self.capacity.task_share(p.demand)
         if p.traits is CLASSIC:

@@ -56,7 +56,8 @@ class PolicyOptions(AllocationOptions, OverlayOptions):
     what the deployment fixes. ``central``: the central scheduler's address (centralized
     policies); ``gateway`` and ``bootstrap``: well-known addresses; ``total_capacity``:
     the cluster capacity C, given to the servers when ``capacity_knowledge`` is "exact",
-    or estimated by push-sum started by ``initiator``; ``retry``: seconds a protocol step
+    or estimated by push-sum started by ``initiator`` (``server_kinds``: likewise, the
+    census of servers by kind); ``retry``: seconds a protocol step
     waits for its answer before sending again; ``extras``: the values of option groups
     registered from outside the package (dgdrf.options.register)."""
 
@@ -64,6 +65,9 @@ class PolicyOptions(AllocationOptions, OverlayOptions):
     gateway: str = "gateway"
     bootstrap: str = "bootstrap"
     total_capacity: tuple[float, ...] = ()
+    #: every server's (capacity, attributes), for the census TSF's and CDRF's distributed
+    #: policies are given when ``capacity_knowledge`` is "exact" (model/census.py)
+    server_kinds: tuple[tuple[tuple[float, ...], tuple[tuple[str, object], ...]], ...] = ()
     initiator: str = ""
     retry: float = RETRY_S
     extras: Mapping[str, object] = field(default_factory=dict)

@@ -1,0 +1,105 @@
+"""What a distributed server ranks its home users by, when it is not DRF's dominant share.
+
+The thesis's distributed policies (DDRF, DGDRF, PDGDRF) rank users by the global
+dominant share each user reports with its task (alg. 3): the sum over its running tasks
+of what each added, max_r D_r / C_r over its weight, which the server that starts a task
+computes (TaskDesk) from its knowledge of C. That is the default, with no meter.
+
+A :class:`ShareMeter` changes what a task adds (:meth:`~ShareMeter.gain`, summed by the
+user and reported as before) and how a home turns the reported sum into the share it
+ranks by (:meth:`~ShareMeter.share`). :class:`UnitShareMeter` is TSF's task share
+n_i / (h_i w_i) (Wang et al. §V-B, Def. 7) or CDRF's job slowdown n_i / (M_i w_i) (App.
+B-C): a task adds 1 / w_i, so a user reports n_i / w_i, its weighted count of running
+tasks, and its home divides by the unit u_i (h_i or M_i) of the task waiting there, from
+what it knows of the cluster: the census of server kinds (model/census.py), given
+(``--capacity-knowledge exact``) or estimated by push-sum (overlay/census.py). This is the
+reading of model/notions.py, which the Collector judges by: n_i counts all of a user's
+running tasks, u_i is its next task's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from dgdrf.model.census import Census
+from dgdrf.model.workload import TaskTraits
+from dgdrf.nodes.protocol import TaskRequest
+
+INF = float("inf")
+
+
+class ShareMeter(Protocol):
+    """A notion of share as a distributed server computes it."""
+
+    def ready(self) -> bool:
+        """Whether this server knows enough to rank users (push-sum may still be spreading)."""
+        ...
+
+    def version(self) -> int:
+        """Changes when what the shares are computed from changes (rank again then)."""
+        ...
+
+    def gain(self, demand: Sequence[float], traits: TaskTraits) -> float:
+        """What one task adds to the sum its user reports."""
+        ...
+
+    def share(self, reported: float, request: TaskRequest) -> float:
+        """The user's share under the notion, from the sum it reported with ``request``."""
+        ...
+
+    def step(self, request: TaskRequest) -> float | None:
+        """What one more task of ``request`` adds to its user's share (None: not known yet)."""
+        ...
+
+
+class UnitShareMeter:
+    """n_i / (u_i w_i): u_i = h_i (``constrained`` False, TSF) or M_i (True, CDRF) of the
+    waiting task's demand (and constraint), from the census ``census()`` gives (None
+    while it is not known). A unit of 0 (the task fits on no server, even alone) makes
+    the share infinite, as the Collector's notion does."""
+
+    def __init__(self, census: Callable[[], Census | None], constrained: bool) -> None:
+        self._source = census
+        self.constrained = constrained
+        self._census: Census | None = None
+        self._version = 0
+        self._units: dict[tuple, float | None] = {}
+
+    def _current(self) -> Census | None:
+        census = self._source()
+        if census is not self._census:
+            self._census, self._version = census, self._version + 1
+            self._units.clear()
+        return census
+
+    def ready(self) -> bool:
+        return self._current() is not None
+
+    def version(self) -> int:
+        self._current()
+        return self._version
+
+    def units(self, request: TaskRequest) -> float | None:
+        """u_i of the task of ``request`` (None: not known)."""
+        census = self._current()
+        if census is None:
+            return None
+        constraint = request.traits().constraint if self.constrained and request.extended else None
+        key = (tuple(request.demand), constraint)
+        if key not in self._units:
+            self._units[key] = census.units(request.demand, constraint)
+        return self._units[key]
+
+    def gain(self, demand: Sequence[float], traits: TaskTraits) -> float:
+        return 1.0 / traits.weight
+
+    def share(self, reported: float, request: TaskRequest) -> float:
+        u = self.units(request)
+        if u is None:
+            return INF
+        return reported / u if u > 0 else (INF if reported > 0 else 0.0)
+
+    def step(self, request: TaskRequest) -> float | None:
+        u = self.units(request)
+        return None if u is None or u <= 0 else 1.0 / (u * request.weight)
