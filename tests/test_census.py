@@ -88,7 +88,7 @@ def test_census_push_sum_is_within_1e3_of_h_and_m_after_warm_up_on_1000_servers(
 
 
 def test_a_bad_census_share_is_refused_and_changes_nothing():
-    from tests.harness import Harness
+    from harness import Harness
 
     kind = ServerKind.of([1.0, 1.0], {"arch": "a1"})
     h = Harness()
@@ -112,7 +112,7 @@ def test_a_bad_census_share_is_refused_and_changes_nothing():
 def test_a_census_round_halves_every_mass_exactly_and_keeps_the_rest():
     """Push-sum's conservation (overlay/pushsum.py): what is sent plus what is kept is
     what was held, to the last 2**-64 unit, kind by kind; the receiver adds it all."""
-    from tests.harness import Harness
+    from harness import Harness
 
     a, b = ServerKind.of([1.0, 0.5]), ServerKind.of([0.5, 0.5], {"ssd": True})
     h = Harness()

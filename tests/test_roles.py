@@ -44,7 +44,8 @@ from dgdrf.policies.ddrf import STUCK_FIRST_S, DdrfScheduler
 from dgdrf.policies.local import CapacityKnowledge, TaskDesk
 from dgdrf.policies.proposals import ProposalHandshake
 from dgdrf.runtime.actor import Role
-from dgdrf.policies.messages import WalkAck, WalkFailed, WalkTask
+from dgdrf.model.workload import TaskTraits
+from dgdrf.policies.messages import RoomFreed, WalkAck, WalkFailed, WalkTask
 
 RETRY = 0.25
 
@@ -549,6 +550,69 @@ def test_an_overdue_task_makes_its_user_stuck_and_is_tried_again_in_the_backgrou
     assert sched.home.users["u1"].stuck  # and stays out of the competition meanwhile
     h.deliver("s1", WalkFailed("u1", 0), src="s9")  # the first walk's failure, late
     assert sched.home.users["u1"].stuck and sched.home.min_share() == float("inf")
+
+
+class _Peer:
+    """Peer sampling that always draws ``peer``."""
+
+    def __init__(self, peer: str) -> None:
+        self.peer = peer
+
+    def random_peer(self) -> str:
+        return self.peer
+
+
+def test_a_server_a_walk_passed_for_want_of_room_tells_the_home_once_a_task_ends_there():
+    """Room notices (policies/local.py): a walked task that may run here but found no
+    room is watched; when a task ends here and it fits, its home hears of it, once. A
+    task this server may not run, and a task that never ends (the thesis's), are not."""
+    h = Harness()
+    desk = TaskDesk(CapacityKnowledge(exact=[4.0, 4.0]), sampler=_Peer("s3"), retry=RETRY, room_notices=True)
+    server = Server("s2", [1, 1], attributes={"pool": "p"})
+    h.host(server, desk)
+    assert desk.propose("u9", 0, [0.8, 0.8], 0.0, TaskTraits(1.0, 5.0))
+    (p,) = h.sent_messages(Proposal)
+    h.deliver("s2", Accept(0, p.ref), src="u9")  # runs for 5 s: s2 is full for a task of 0.5
+    walked = [
+        WalkTask("u1", 3, [0.5, 0.5], 0.1, "s1", 10, 1, 1.0, 2.0, [], {"pool": "p"}),  # may run here: watched
+        WalkTask("u2", 0, [0.5, 0.5], 0.1, "s1", 10, 2, 1.0, 2.0, [], {"pool": "q"}),  # may not: room here never helps
+        WalkTask("u3", 0, [0.5, 0.5], 0.1, "s4", 10, 1),  # never ends: no room ever comes back in the thesis's world
+        WalkTask("u4", 0, [1.5, 1.5], 0.1, "s4", 10, 2, 1.0, 2.0),  # may run here, but does not fit even on an empty s2
+    ]
+    for msg in walked:
+        h.deliver("s2", msg, src="s0")
+    assert [m.user for m in h.sent_messages(WalkTask, dst="s3")] == ["u1", "u2", "u3", "u4"]  # each walks on
+    assert h.sent_messages(RoomFreed) == []
+    h.advance(5.0)  # u9's task ends on s2
+    assert h.sent_by(kind=RoomFreed) and [(s.dst, s.msg) for s in h.sent_by(kind=RoomFreed)] == [("s1", RoomFreed("u1", 3))]
+    m = h.mark()
+    assert desk.propose("u8", 0, [0.1, 0.1], 0.0, TaskTraits(1.0, 1.0))
+    (p,) = h.sent_messages(Proposal, since=m)
+    h.deliver("s2", Accept(0, p.ref), src="u8")
+    h.advance(2.0)  # another task ends: u1's watch was used up
+    assert h.sent_messages(RoomFreed, since=m) == []
+
+
+def test_a_room_notice_unsticks_a_stuck_user_and_its_walk_starts_where_the_room_is():
+    h = Harness()
+    desk = TaskDesk(CapacityKnowledge(exact=[4.0, 4.0]), sampler=_Peer("s2"), retry=RETRY, room_notices=True)
+    sched = DdrfScheduler(desk, lambda: [], neighbors=0)
+    h.host(Server("s1", [1, 1], tick=0.1), desk, sched)
+    h.deliver("s1", TaskRequest("u1", 0, [2.0, 2.0], 0.1, duration=3.0), src="u1")
+    h.advance(0.1)  # it does not fit on s1: it walks
+    (hop,) = h.sent_messages(WalkTask)
+    h.deliver("s1", WalkAck(hop.home, hop.walk, hop.ttl), src="s2")
+    h.deliver("s1", RoomFreed("u1", 0), src="s7")  # while its walk is out: nothing to do
+    h.deliver("s1", WalkFailed("u1", 0), src="s9")
+    assert sched.home.users["u1"].stuck
+    h.deliver("s1", RoomFreed("u1", 1), src="s7")  # another task's: nothing to do
+    assert sched.home.users["u1"].stuck
+    m = h.mark()
+    h.deliver("s1", RoomFreed("u1", 0), src="s7")
+    assert not sched.home.users["u1"].stuck and sched.home.min_share() == 0.1  # competes again
+    h.advance(0.1)  # the next tick: its walk goes to s7 first, not to a random peer
+    (again,) = h.sent_by(kind=WalkTask, since=m)
+    assert again.dst == "s7" and again.msg.task_id == 0
 
 
 # -- the gradient's centre validation (overlay/gradient.py; thesis 3.3.1) --------------------------

@@ -28,7 +28,7 @@ from dgdrf.nodes.protocol import Idle, IdleNoted, MemberDown, TaskQueued, TaskRe
 from dgdrf.overlay.gradient import GradientBase
 from dgdrf.policies.distributed import DistributedPolicy
 from dgdrf.policies.local import HomeUsers, TaskDesk
-from dgdrf.policies.messages import ShareReply, ShareRequest
+from dgdrf.policies.messages import RoomFreed, ShareReply, ShareRequest
 from dgdrf.policies.neighbours import FixedNeighbours
 from dgdrf.nodes.ticking import TickingRole
 from dgdrf.runtime.actor import Role
@@ -79,6 +79,8 @@ class HomeScheduler(TickingRole):
     def __init__(self, desk: TaskDesk) -> None:
         self.desk = desk
         self.home = HomeUsers(desk.meter)
+        #: user -> the server whose room notice unstuck it (its next walk's first hop)
+        self._room_at: dict[str, str] = {}
         desk.on_resolved = self._resolved
         desk.on_walk_failed = self._walk_failed
 
@@ -97,6 +99,16 @@ class HomeScheduler(TickingRole):
         centre, for a task that is not coming."""
         self.actor.send(src, IdleNoted(msg.task_id))
         self.home.idle(src, msg.task_id)
+
+    def on_RoomFreed(self, src: str, msg: RoomFreed) -> None:
+        """A server that ``msg``'s task walked past for want of room has room for it now
+        (room notices, policies/local.py): a stuck user with that task competes again
+        from the next tick, and its next placement walks there first. A notice for a
+        task placed or replaced since changes nothing."""
+        u = self.home.users.get(msg.user)
+        if u is not None and u.stuck and not u.out and u.request is not None and u.request.task_id == msg.task_id:
+            self.home.unstick(u)
+            self._room_at[msg.user] = src
 
     def _room_freed(self, user: str, task_id: int) -> None:
         """A task ended on this server: the home users stuck for want of room whose task
@@ -117,7 +129,7 @@ class HomeScheduler(TickingRole):
         if not self.desk.ready():  # no estimate of C (or of the meter's census) yet: push-sum spreading
             return False
         req = u.request
-        if not self.desk.place(uid, req.task_id, req.demand, u.share, self.actor.address, req.traits()):
+        if not self.desk.place(uid, req.task_id, req.demand, u.share, self.actor.address, req.traits(), self._room_at.pop(uid, None)):
             self._stuck(uid, u)  # no room here and nowhere to walk
             return False
         u.out = True

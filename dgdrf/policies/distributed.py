@@ -43,7 +43,7 @@ class DistributedPolicy(Policy):
             knowledge = CapacityKnowledge(pushsum=pushsum)
         else:
             knowledge = CapacityKnowledge(exact=o.total_capacity)
-        desk = TaskDesk(knowledge, sampler=cyclon, retry=o.retry, meter=self._meter(server, cyclon, roles))
+        desk = TaskDesk(knowledge, sampler=cyclon, retry=o.retry, meter=self._meter(server, cyclon, roles), room_notices=o.room_notices)
         roles.append(desk)
         return roles, cyclon, desk
 

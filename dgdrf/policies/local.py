@@ -35,7 +35,7 @@ from dgdrf.nodes.protocol import PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Decline, T
 from dgdrf.overlay.sampling import PeerSampling
 from dgdrf.policies.meters import ShareMeter
 from dgdrf.overlay.pushsum import PushSum
-from dgdrf.policies.messages import WalkAck, WalkFailed, WalkTask
+from dgdrf.policies.messages import RoomFreed, WalkAck, WalkFailed, WalkTask
 from dgdrf.policies.proposals import ProposalHandshake
 from dgdrf.runtime.actor import Role
 
@@ -196,6 +196,10 @@ class Proposed:
 HOP_TRIES = 8
 #: how many recently handled walk hops a node remembers, to recognise a repeated one
 _SEEN_HOPS = 4096
+#: room notices: how many walked tasks a server watches for room at once (the oldest
+#: dropped first), and for how many seconds after the walk passed
+_WATCHES = 256
+WATCH_S = 60.0
 
 
 class TaskDesk(Role):
@@ -209,10 +213,14 @@ class TaskDesk(Role):
 
     actor: Server  # hosted by a resource node
 
-    def __init__(self, capacity: CapacityKnowledge, sampler: PeerSampling | None = None, walk_ttl: int = 1024, proposal_timeout: float = PROPOSAL_TIMEOUT_S, retry: float = RETRY_S, meter: ShareMeter | None = None) -> None:
+    def __init__(self, capacity: CapacityKnowledge, sampler: PeerSampling | None = None, walk_ttl: int = 1024, proposal_timeout: float = PROPOSAL_TIMEOUT_S, retry: float = RETRY_S, meter: ShareMeter | None = None, room_notices: bool = False) -> None:
         self.capacity = capacity
         #: what a task adds to its user's reported share (None: its dominant share, eq. 3.3)
         self.meter = meter
+        #: watch walked tasks that found no room here, and tell their homes when room comes
+        self.room_notices = room_notices
+        #: user -> (task id, home, demand, when the walk passed), oldest first
+        self._watches: dict[str, tuple[int, str, list[float], float]] = {}
         self.sampler = sampler
         self.walk_ttl = walk_ttl
         self.retry = retry
@@ -228,6 +236,11 @@ class TaskDesk(Role):
         #: (user, task, outcome): "accepted", "declined" or "expired"
         self.on_resolved: Callable[[str, int, str], None] | None = None
         self.on_walk_failed: Callable[[str, int], None] | None = None
+
+    def setup(self) -> None:
+        hooks = getattr(self.actor, "on_finished", None)  # a resource node's (tests host roles on bare actors)
+        if self.room_notices and hooks is not None:
+            hooks.append(self._room_freed)
 
     def ready(self) -> bool:
         """Whether this server knows what shares need: C (eq. 3.3), or the meter's census."""
@@ -251,19 +264,21 @@ class TaskDesk(Role):
         if self.on_resolved is not None:
             self.on_resolved(user, task_id, outcome)
 
-    def place(self, user: str, task_id: int, demand: list[float], share: float, home: str, traits: TaskTraits = CLASSIC) -> bool:
-        """Here if it fits, else start a random walk. False if no walk is possible."""
+    def place(self, user: str, task_id: int, demand: list[float], share: float, home: str, traits: TaskTraits = CLASSIC, first: str | None = None) -> bool:
+        """Here if it fits, else start a random walk (its first hop to ``first``, if
+        given: a server that said it has room). False if no walk is possible."""
         if self.propose(user, task_id, demand, share, traits):
             return True
         self._walks += 1
         if traits is CLASSIC:
-            return self._walk(WalkTask(user, task_id, demand, share, home, self.walk_ttl, self._walks))
+            return self._walk(WalkTask(user, task_id, demand, share, home, self.walk_ttl, self._walks), first)
         w, dur, elig, req = trait_fields(traits)[:4]
-        return self._walk(WalkTask(user, task_id, demand, share, home, self.walk_ttl, self._walks, w, dur, elig, req))
+        return self._walk(WalkTask(user, task_id, demand, share, home, self.walk_ttl, self._walks, w, dur, elig, req), first)
 
-    def _walk(self, msg: WalkTask) -> bool:
-        """Pass the task on to a random peer (thesis 4.3), one hop less to go."""
-        peer = self.sampler.random_peer() if self.sampler is not None else None
+    def _walk(self, msg: WalkTask, peer: str | None = None) -> bool:
+        """Pass the task on to a random peer (thesis 4.3), or to ``peer``, one hop less to go."""
+        if peer is None:
+            peer = self.sampler.random_peer() if self.sampler is not None else None
         if peer is None or msg.ttl <= 0:
             return False
         hop = WalkTask(msg.user, msg.task_id, msg.demand, msg.dominant_share, msg.home, msg.ttl - 1, msg.walk, msg.weight, msg.duration, msg.eligible, msg.requires)
@@ -299,10 +314,37 @@ class TaskDesk(Role):
         seen[key] = None
         if len(seen) > _SEEN_HOPS:
             del seen[next(iter(seen))]
-        if self.propose(msg.user, msg.task_id, msg.demand, msg.dominant_share, msg.traits()):
+        traits = msg.traits()
+        if self.propose(msg.user, msg.task_id, msg.demand, msg.dominant_share, traits):
             return
+        if self.room_notices and msg.duration > 0 and msg.home != self.actor.address and self.actor.admits(traits.constraint):
+            self._watch(msg)
         if not self._walk(msg):
             self.actor.send(msg.home, WalkFailed(msg.user, msg.task_id))
+
+    def _watch(self, msg: WalkTask) -> None:
+        """Room notices: the walked task of ``msg`` may run here but found no room; when
+        a task ends here and it fits, its home hears of it (:meth:`_room_freed`). Only
+        with tasks that end (room comes back only then), for the user's latest task."""
+        watches = self._watches
+        watches.pop(msg.user, None)
+        watches[msg.user] = (msg.task_id, msg.home, msg.demand, self.actor.now())
+        if len(watches) > _WATCHES:
+            del watches[next(iter(watches))]
+
+    def _room_freed(self, user: str, task_id: int) -> None:
+        """A task ended here: tell the homes of the watched tasks that fit now (each once;
+        a watch older than WATCH_S is dropped). The home decides whether it still matters:
+        the task may have been placed elsewhere since its walk passed."""
+        if not self._watches:
+            return
+        now = self.actor.now()
+        for u, (tid, home, demand, since) in list(self._watches.items()):
+            if now - since > WATCH_S:
+                del self._watches[u]
+            elif self.actor.fits(demand):
+                del self._watches[u]
+                self.actor.send(home, RoomFreed(u, tid))
 
     def on_WalkFailed(self, src: str, msg: WalkFailed) -> None:
         if self.on_walk_failed is not None:

@@ -94,3 +94,12 @@ class WalkAck(Message):
     home: str
     walk: int
     ttl: int
+
+
+@message(48, senders=(SERVER,), cost="allocation")
+class RoomFreed(Message):
+    """A server a task's walk passed for want of room, to the task's home, once a task
+    ended there and the walked task fits now (policies/local.py, room notices)."""
+
+    user: str
+    task_id: int

@@ -32,6 +32,10 @@ class AllocationOptions:
         "exact", "how distributed servers know the cluster capacity C: given (exact, as in the thesis) or estimated by push-sum", choices=CAPACITY_KNOWLEDGE,
     )
     warmup: float = option(10.0, "gossip seconds before distributed policies allocate", lo=0.0, hi=MAX_SECONDS, unit="seconds")
+    room_notices: bool = option(
+        True, "distributed policies with walks: a server a walked task passed for want of room tells the task's home when a task ends there and it fits (no: the home retries a stuck task on its own timer)",
+        thesis="not in the thesis, whose tasks never end (issue 35)",
+    )
     share_level: int | None = option(
         None, "drf: the share a user is ranked by is the Lev-th largest of its per-resource shares (Ru et al. alg. 1; 1 is the dominant share)",
         kind="int", lo=1, hi=3, none_means="1, the dominant share", thesis="Ru et al. alg. 1", label=True,
