@@ -120,7 +120,7 @@ def test_a_census_round_halves_every_mass_exactly_and_keeps_the_rest():
         def random_peer(self) -> str:
             return "peer"
 
-    first = CensusSum(a, 1.0, OnePeer())  # type: ignore[arg-type]
+    first = CensusSum(a, 1.0, OnePeer())
     second = CensusSum(b, 0.0, Cyclon())
     h.host("me", first, start=False)
     h.host("peer", second, start=False)

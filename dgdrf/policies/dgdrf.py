@@ -163,6 +163,7 @@ class DGTSF(DGDRF):
     description = "dgdrf ranking by task share n_i / (h_i w_i), h_i from a census of server kinds (Wang et al. §V-B; issue 35)"
     notion_name = "tsf"
     meter = "tsf"
+    room_notices = True
 
 
 class PDGTSF(PDGDRF):
@@ -173,3 +174,4 @@ class PDGTSF(PDGDRF):
     description = "pdgdrf ranking by task share n_i / (h_i w_i) (Wang et al. §V-B; issue 35)"
     notion_name = "tsf"
     meter = "tsf"
+    room_notices = True

@@ -29,6 +29,10 @@ class DistributedPolicy(Policy):
     #: the share its servers rank users by, if not the dominant share: "tsf" (task share,
     #: h_i) or "cdrf" (job slowdown, M_i), from a census of server kinds (policies/meters.py)
     meter: ClassVar[str | None] = None
+    #: whether its servers send room notices unless ``--room-notices`` says otherwise
+    #: (policies/local.py): off for the thesis's policies, so that their recorded runs,
+    #: whose behaviour fingerprints cover finite jobs too, stay current
+    room_notices: ClassVar[bool] = False
 
     def gateway_routing(self) -> Routing:
         return HomeRouting()
@@ -43,7 +47,7 @@ class DistributedPolicy(Policy):
             knowledge = CapacityKnowledge(pushsum=pushsum)
         else:
             knowledge = CapacityKnowledge(exact=o.total_capacity)
-        desk = TaskDesk(knowledge, sampler=cyclon, retry=o.retry, meter=self._meter(server, cyclon, roles), room_notices=o.room_notices)
+        desk = TaskDesk(knowledge, sampler=cyclon, retry=o.retry, meter=self._meter(server, cyclon, roles), room_notices=self.room_notices if o.room_notices is None else o.room_notices)
         roles.append(desk)
         return roles, cyclon, desk
 

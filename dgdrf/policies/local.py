@@ -156,7 +156,7 @@ class HomeUsers:
             for uid, u in self.users.items():
                 if u.stuck or u.idle:
                     continue
-                key = (u.share if meter is None else meter.share(u.share, u.request), tie_break(uid))
+                key = (u.share if meter is None else (INF if u.request is None else meter.share(u.share, u.request)), tie_break(uid))
                 if best is None or key < best[0]:
                     best = (key, uid, u)
             self._lowest = None if best is None else (best[1], best[2])

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from dgdrf.model.constraints import Scalar
 from dgdrf.model.scenario import MAX_SECONDS
 from dgdrf.nodes.protocol import RETRY_S
 from dgdrf.options import option
@@ -32,8 +33,9 @@ class AllocationOptions:
         "exact", "how distributed servers know the cluster capacity C: given (exact, as in the thesis) or estimated by push-sum", choices=CAPACITY_KNOWLEDGE,
     )
     warmup: float = option(10.0, "gossip seconds before distributed policies allocate", lo=0.0, hi=MAX_SECONDS, unit="seconds")
-    room_notices: bool = option(
-        True, "distributed policies with walks: a server a walked task passed for want of room tells the task's home when a task ends there and it fits (no: the home retries a stuck task on its own timer)",
+    room_notices: bool | None = option(
+        None, "distributed policies with walks: a server a walked task passed for want of room tells the task's home when a task ends there and it fits (no: the home retries a stuck task on its own timer)",
+        kind="bool", none_means="on for dg-tsf and pdg-tsf; off for ddrf, dgdrf and pdgdrf, whose recorded runs it would make stale",
         thesis="not in the thesis, whose tasks never end (issue 35)",
     )
     share_level: int | None = option(
@@ -71,7 +73,7 @@ class PolicyOptions(AllocationOptions, OverlayOptions):
     total_capacity: tuple[float, ...] = ()
     #: every server's (capacity, attributes), for the census TSF's and CDRF's distributed
     #: policies are given when ``capacity_knowledge`` is "exact" (model/census.py)
-    server_kinds: tuple[tuple[tuple[float, ...], tuple[tuple[str, object], ...]], ...] = ()
+    server_kinds: tuple[tuple[tuple[float, ...], tuple[tuple[str, Scalar], ...]], ...] = ()
     initiator: str = ""
     retry: float = RETRY_S
     extras: Mapping[str, object] = field(default_factory=dict)
