@@ -55,7 +55,7 @@ class DistributedPolicy(Policy):
         """The policy's share meter: its units from the census of server kinds, given
         (exact knowledge) or by push-sum (a :class:`CensusSum` role added to ``roles``).
         TSF's h_i ignores constraints, so its census counts capacity vectors only (5 on
-        a Google-like cluster); CDRF's M_i needs the attributes too."""
+        a Google-like 100-server cluster); CDRF's M_i needs the attributes too."""
         if self.meter is None:
             return None
         o = self.options
