@@ -17,9 +17,9 @@ A constraint that names servers (``eligible``) cannot be counted from kinds: its
 the named servers' capacities. :func:`units` says so (``None``) rather than guess; h_i
 never needs it (TSF removes constraints).
 
-Counts of servers are whole numbers, so an estimate is rounded to the nearest (``round``
-in :meth:`Census.from_estimate`): once push-sum's error is below one half server per
-kind, the rounded census is exact, and h_i and M_i with it.
+Counts of servers are whole numbers, so an estimate is rounded to the nearest
+(overlay/census.py): once push-sum's error is below one half server per kind, the
+rounded census is exact, and h_i and M_i with it.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
 import msgpack
 import numpy as np
@@ -80,17 +79,6 @@ class Census:
             counts[kind] = counts.get(kind, 0) + 1
         return cls(counts)
 
-    @classmethod
-    def from_estimate(cls, estimate: Mapping[bytes, float]) -> Census:
-        """A census from estimated counts per kind key, each rounded to a whole number of
-        servers (kinds that round to none are left out)."""
-        counts = {}
-        for key, x in estimate.items():
-            n = int(round(x))
-            if n > 0:
-                counts[ServerKind.from_key(key)] = n
-        return cls(counts)
-
     @cached_property
     def _arrays(self) -> tuple[list[ServerKind], np.ndarray, np.ndarray]:
         kinds = sorted(self.counts, key=lambda k: k.key())
@@ -118,6 +106,3 @@ class Census:
                 return None
             per = per * np.array([constraint.admits("", dict(k.attributes)) for k in kinds], dtype=np.float64)
         return float(per.sum())
-
-    def to_json(self) -> list[dict[str, Any]]:
-        return [{"capacity": list(k.capacity), "attributes": dict(k.attributes), "servers": n} for k, n in self.counts.items()]

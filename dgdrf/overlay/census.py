@@ -22,7 +22,7 @@ import random
 
 from dgdrf.model.census import Census, ServerKind
 from dgdrf.overlay.messages import CensusShare
-from dgdrf.overlay.pushsum import SCALE, bytes_to_int, int_to_bytes
+from dgdrf.overlay.pushsum import SCALE, bytes_to_int, int_to_bytes, to_fixed
 from dgdrf.overlay.sampling import PeerSampling
 from dgdrf.runtime.actor import Role
 
@@ -39,11 +39,10 @@ class CensusSum(Role):
         self.kind = kind
         self._resources = len(kind.capacity)
         self._s: dict[bytes, int] = {kind.key(): SCALE}
-        self._w = round(weight * SCALE)
+        self._w = to_fixed(weight)
         self._kinds: dict[bytes, ServerKind] = {kind.key(): kind}
         self.sampler = sampler
         self.period = period
-        self.rounds = 0
         self.rnd = random.Random(0)
         self._census: Census | None = None
         self._dirty = True
@@ -84,7 +83,6 @@ class CensusSum(Role):
     def round(self) -> None:
         """Algorithm 2's round: half of every kind's mass and of the weight to a random
         peer, the other half kept."""
-        self.rounds += 1
         peer = self.sampler.random_peer()
         if peer is None:
             return

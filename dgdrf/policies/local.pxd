@@ -13,6 +13,6 @@ cdef class HomeUsers:
     cdef public object meter
     cdef public object _meter_version
 
-    @cython.locals(best=object, key=tuple, meter=object)
+    @cython.locals(best=object, key=tuple, meter=object, version=object)
     cpdef object lowest(self)
     cpdef double utility(self) except? -1.0

@@ -148,9 +148,10 @@ class HomeUsers:
     def lowest(self) -> tuple[str, HomeUser] | None:
         """The user with the lowest share that can still be placed (ties by id hash)."""
         meter = self.meter
-        if meter is not None and meter.version() != self._meter_version:
-            self._meter_version = meter.version()
-            self._stale = True
+        if meter is not None:
+            version = meter.version()
+            if version != self._meter_version:
+                self._meter_version, self._stale = version, True
         if self._stale:
             best = None
             for uid, u in self.users.items():
@@ -358,18 +359,11 @@ class TaskDesk(Role):
         if not first:
             self.actor.start_task(src, msg.task_id, [], p.started)  # runs: tell the user again
             return
-        if self.meter is not None:  # the meter's notion (policies/meters.py)
-            gain = self.meter.gain(p.demand, p.traits)
-            p.started = p.share + gain
-            self.actor.start_task(src, msg.task_id, p.demand, p.started, p.traits.duration, gain)
-            self._resolve(src, msg.task_id, "accepted")
-            return
-        d = self.capacity.task_share(p.demand)
-        if p.traits is CLASSIC:
-            p.started = p.share + (d or 0.0)
+        if self.meter is None and p.traits is CLASSIC:  # the thesis's task: no traits on the wire
+            p.started = p.share + (self.capacity.task_share(p.demand) or 0.0)
             self.actor.start_task(src, msg.task_id, p.demand, p.started)
-        else:  # weighted DRF: the task adds its dominant share over its user's weight
-            gain = (d or 0.0) / p.traits.weight
+        else:  # what the task adds: the meter's (policies/meters.py), or weighted DRF's dominant share over the weight
+            gain = self.meter.gain(p.demand, p.traits) if self.meter is not None else (self.capacity.task_share(p.demand) or 0.0) / p.traits.weight
             p.started = p.share + gain
             self.actor.start_task(src, msg.task_id, p.demand, p.started, p.traits.duration, gain)
         self._resolve(src, msg.task_id, "accepted")
