@@ -39,6 +39,8 @@ def describe(path: str, horizon: float = 3600.0) -> list[str]:
     ]
     if len(fractions):
         lines.append(f"machines a constrained job may use: median {np.median(fractions):.0%}, <= 20 % for {np.mean(fractions <= 0.2):.0%} of them, fewest {fractions.min() * len(s.servers):.0f}")
+        held = np.array([j.tasks for _, j in constrained])  # a random walk's hops to such a machine: about 1 / fraction
+        lines.append(f"random-walk hops a constrained task needs, 1 / fraction weighted by tasks: mean {np.sum(held / fractions) / held.sum():.1f}; tasks whose job may use < 10 % of the machines: {held[fractions < 0.1].sum() / held.sum():.1%}")
     lines.append(f"jobs per user: {min(per_user.values())}-{max(per_user.values())}")
     return lines
 
