@@ -97,6 +97,19 @@ def test_tasks_lost_with_a_crashed_server_run_again_elsewhere(scenario, policy, 
     _check(scenario, policy, loss, 0.0, crash, seed)
 
 
+#: the policies that decide the papers' fairness over the overlay (issue 35)
+OVERLAY_FAIRNESS = ["dg-tsf", "pdg-tsf", "d-psdsf"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(workloads(), st.sampled_from(OVERLAY_FAIRNESS), st.integers(0, 20), st.sampled_from([(0.0, 0.0), (0.05, 0.0), (0.0, 0.05), (0.1, 0.05)]), st.none() | crashes)
+def test_the_overlay_fairness_policies_drain_under_every_fault(scenario, policy, seed, faults, crash):
+    """Issue 35's policies, each drawn more often than among all: no task on an
+    ineligible server, no server over capacity, every task once, under loss, duplication
+    and a crash."""
+    _check(scenario, policy, faults[0], faults[1], crash, seed)
+
+
 @pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(workloads(), st.sampled_from(list(POLICIES)), st.integers(0, 20), st.sampled_from([(0.0, 0.0), (0.05, 0.0), (0.0, 0.05), (0.1, 0.05)]), st.none() | crashes)

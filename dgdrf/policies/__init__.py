@@ -7,11 +7,12 @@ from dgdrf.policies.base import Policy, PolicyOptions
 from dgdrf.policies.centralized import CentralizedDRF, CentralizedDRFBestFit, CentralizedFIFO, CentralizedUDRF
 from dgdrf.policies.ddrf import DdrfGradient, DdrfRandom
 from dgdrf.policies.dgdrf import DGDRF, DGTSF, PDGDRF, PDGTSF
+from dgdrf.policies.dpsdsf import DPSDSF
 from dgdrf.policies.offers import CDRF, PSDSF, RPSDSF, TSF
 from dgdrf.policies.probes import Probes
 
 POLICIES: dict[str, type[Policy]] = {
-    cls.name: cls for cls in (CentralizedDRF, CentralizedDRFBestFit, CentralizedFIFO, Probes, DdrfRandom, DdrfGradient, DGDRF, PDGDRF, DGTSF, PDGTSF, TSF, CDRF, PSDSF, RPSDSF, CentralizedUDRF)
+    cls.name: cls for cls in (CentralizedDRF, CentralizedDRFBestFit, CentralizedFIFO, Probes, DdrfRandom, DdrfGradient, DGDRF, PDGDRF, DGTSF, PDGTSF, DPSDSF, TSF, CDRF, PSDSF, RPSDSF, CentralizedUDRF)
 }
 
 

@@ -103,3 +103,20 @@ class RoomFreed(Message):
 
     user: str
     task_id: int
+
+
+@message(49, senders=(SERVER,), cost="neighbour_state")
+class UserDigest(Message):
+    """d-psdsf (policies/user_directory.py): the waiting tasks a server knows of, one
+    column a field: per task its user, its home, [task id, the share its user reported
+    (x_n / φ_n), weight, duration, age in seconds] (``numbers``), its demand and its
+    constraint (``eligible``, ``requires``); ``reply``: the answer of a push-pull
+    exchange (not answered again)."""
+
+    users: list[str]
+    homes: list[str]
+    numbers: list[list[float]]
+    demands: list[list[float]]
+    eligible: list[list[str]]
+    requires: list[dict[str, Any]]
+    reply: bool = False

@@ -103,3 +103,46 @@ class UnitShareMeter:
     def step(self, request: TaskRequest) -> float | None:
         u = self.units(request)
         return None if u is None or u <= 0 else 1.0 / (u * request.weight)
+
+
+def per_server_ratio(demand: Sequence[float], capacity: Sequence[float]) -> float:
+    """max_r d_r / c_jr over the resources the task needs: what one task weighs on server
+    j (Kesidis et al. eq. 12); inf when the server lacks a resource the task needs."""
+    worst = 0.0
+    for d, c in zip(demand, capacity):
+        if d > 0:
+            if c <= 0:
+                return INF
+            worst = max(worst, d / c)
+    return worst
+
+
+class PerServerShareMeter:
+    """PS-DSF's score on this server j, K_nj = x_n max_r (d_nr / c_jr) / φ_n (Kesidis et
+    al. eq. 12): a task adds 1 / φ_n, so a user reports x_n / φ_n, and the server
+    multiplies by the weight of the waiting task on its own capacity ``capacity``. It
+    needs nothing of the rest of the cluster (no census), so it is always ready."""
+
+    def __init__(self, capacity: Sequence[float]) -> None:
+        self.capacity = [float(c) for c in capacity]
+
+    def ready(self) -> bool:
+        return True
+
+    def version(self) -> int:
+        return 0
+
+    def gain(self, demand: Sequence[float], traits: TaskTraits) -> float:
+        return 1.0 / traits.weight
+
+    def score(self, reported: float, demand: Sequence[float]) -> float:
+        """K_nj of a user that reported ``reported`` (x_n / φ_n) with a task of ``demand``."""
+        ratio = per_server_ratio(demand, self.capacity)
+        return reported * ratio if reported > 0 else (0.0 if ratio < INF else INF)
+
+    def share(self, reported: float, request: TaskRequest) -> float:
+        return self.score(reported, request.demand)
+
+    def step(self, request: TaskRequest) -> float | None:
+        ratio = per_server_ratio(request.demand, self.capacity)
+        return None if ratio == INF else ratio / request.weight

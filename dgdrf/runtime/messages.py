@@ -67,6 +67,8 @@ MAX_LIST = 4096
 #: largest resource vector, largest descriptor list, largest push-sum mass (bytes)
 MAX_VECTOR = 64
 MAX_BYTES_FIELD = 64
+#: most entries of a list of records (one list per column: d-psdsf's user digests)
+MAX_RECORDS = 64
 #: largest frame accepted from outside unless a type says otherwise: bounds the objects
 #: one frame can decode to (a frame of nested empty arrays is one object per byte)
 MAX_FRAME_BYTES = 64 * 1024
@@ -172,6 +174,10 @@ def field_check(annotation: str, signed: bool = False, infinite: bool = False) -
         "list[bytes]": _list_of(_binary, MAX_VECTOR),
         "list[list]": _list_of(_list_of(_scalar, 4), 1024),  # overlay descriptors
         "dict[str,Any]": _mapping,
+        # columns of records, one element a record (policies/user_directory.py digests)
+        "list[list[float]]": _list_of(_list_of(_number(signed, infinite), MAX_VECTOR), MAX_RECORDS),
+        "list[list[str]]": _list_of(_list_of(_string, MAX_LIST), MAX_RECORDS),
+        "list[dict[str,Any]]": _list_of(_mapping, MAX_RECORDS),
     }
     if a not in simple:
         raise TypeError(f"no wire check for a field annotated {annotation!r}")

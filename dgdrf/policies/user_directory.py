@@ -1,0 +1,206 @@
+"""What a d-psdsf server knows of the users that may run on it: a directory of their latest
+reports, spread by rumour-mongering push-pull gossip over the random overlay (issue 35).
+
+PS-DSF's score of user n on server j, K_nj = x_n max_r (d_nr / c_jr) / φ_n (Kesidis et al.
+eq. 12), needs only n's demand, weight and running task count x_n, and j's own capacity:
+no census and no list of servers. What server j lacks is who the users are. A user's home
+server knows it exactly (the user's TaskRequest carries x_n / φ_n, its next task's demand,
+weight, duration and constraint: alg. 3, with #19's traits). So every home describes its
+users, and every server relays what it has heard:
+
+- a *report* of a user is its task id, the share it reported, whether that task still
+  waits, its demand and traits. A report supersedes another of the same user when it is
+  of a later task, or of the same task and says it no longer waits (its task started:
+  placed here or elsewhere, or its user went idle), or says it waits with a lower share
+  (while its task waits, a user's share only falls, as its tasks end). No clock enters:
+  reports are ordered by what they say, so homes may move (churn) and clocks may differ;
+- a server whose knowledge changed (a new report merged, one of its home users' reports
+  changed, or an offer of its own declined: the task is placed elsewhere) is *hot* for
+  :data:`ROUNDS` exchanges: every ``period`` seconds it sends one random peer (Cyclon) a
+  :class:`UserDigest` of its most recently changed reports, home users' waiting tasks
+  first (at most :data:`MOST`), and the peer merges it and answers with its own (push-pull,
+  as Cyclon's shuffle), so news reaches every server in O(log N) exchanges;
+- otherwise, while it knows of a waiting task, it exchanges every :data:`REFRESH_S`
+  seconds (anti-entropy: what a rumour missed is caught up), and a server that knows of
+  none is quiet and only answers.
+
+What a server knows, then: its home users exactly; every other user's report that has had
+a few exchanges to reach it. What it does not know: a task that began waiting, or a share
+that fell, in the last few exchanges, and whether another server has just placed a task;
+it learns that from the user's Decline of its offer (which it spreads) or from the news.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from dgdrf.model.workload import TaskTraits
+from dgdrf.nodes.protocol import task_traits, trait_fields
+from dgdrf.overlay.sampling import PeerSampling
+from dgdrf.policies.messages import UserDigest
+from dgdrf.runtime.actor import Role
+from dgdrf.runtime.messages import MAX_RECORDS
+
+if TYPE_CHECKING:
+    from dgdrf.policies.local import HomeUsers
+
+#: most reports one digest carries (the wire's bound on a column of records)
+MOST = MAX_RECORDS
+#: exchanges a server makes after its knowledge changed (about log2 of the servers, and some)
+ROUNDS = 10
+#: seconds between the exchanges of a server that knows of a waiting task but has no news
+REFRESH_S = 5.0
+
+
+@dataclass(slots=True)
+class UserReport:
+    """A user's latest task as its home described it: waiting for a server, or not."""
+
+    user: str
+    home: str
+    task_id: int
+    share: float  # what its user reported: x_n / φ_n
+    waiting: bool
+    demand: list[float]
+    traits: TaskTraits
+    #: the traits' wire fields (weight, duration, eligible, requires), kept to relay
+    wire: tuple[float, float, list[str], dict[str, Any]]
+    changed: float = 0.0  # local time this server learned it (the most recent are sent first)
+
+    def newer_than(self, other: UserReport) -> bool:
+        """Whether this report of the user supersedes ``other``."""
+        if self.task_id != other.task_id:
+            return self.task_id > other.task_id
+        if self.waiting != other.waiting:
+            return not self.waiting  # its task started, or its user went idle
+        return self.waiting and self.share < other.share  # a waiting task's user only loses tasks
+
+
+def home_report(user: str, home: str, request, share: float, waiting: bool) -> UserReport:
+    """The report of a home user with ``request`` (a TaskRequest) waiting or not."""
+    traits = request.traits()
+    return UserReport(user, home, request.task_id, share, waiting, list(request.demand), traits, tuple(trait_fields(traits)[:4]))  # type: ignore[arg-type]
+
+
+class UserDirectory(Role):
+    """The other servers' users this server has heard of (``known``: each one's latest
+    report), and the gossip that spreads them; ``home`` is this server's own users."""
+
+    def __init__(self, home: HomeUsers, sampler: PeerSampling | None, period: float, rounds: int = ROUNDS, refresh: float = REFRESH_S, most: int = MOST) -> None:
+        self.home = home
+        self.sampler = sampler
+        self.period = period
+        self.rounds = rounds
+        self.refresh = refresh
+        self.most = most
+        self.known: dict[str, UserReport] = {}
+        #: the home users' reports as last described (user -> report)
+        self._mine: dict[str, UserReport] = {}
+        #: home users' tasks an offer of this server was declined for (placed elsewhere)
+        self._placed: dict[str, int] = {}
+        self._hot = 0
+        self._last_push = -REFRESH_S
+
+    def setup(self) -> None:
+        rng = self.actor.rng
+        self.actor.every(self.period, self.exchange, first=float(rng.uniform(0.0, self.period)))
+
+    # -- what this server knows ---------------------------------------------------------
+    def waiting(self) -> list[UserReport]:
+        """The other servers' users' tasks known to wait."""
+        return [r for r in self.known.values() if r.waiting]
+
+    def placed(self, user: str, task_id: int) -> bool:
+        """Whether the task is known to have started (an offer of it was declined)."""
+        known = self.known.get(user)
+        return self._placed.get(user, -1) >= task_id or (known is not None and known.task_id >= task_id and not known.waiting)
+
+    def forget(self, user: str, task_id: int) -> None:
+        """An offer of this task was declined or lost: it is placed (or being placed)
+        elsewhere. Known as not waiting from now on (news: others need not offer it)."""
+        if user in self.home.users:
+            self._placed[user] = max(task_id, self._placed.get(user, -1))
+        entry = self.known.get(user)
+        if entry is not None and entry.task_id <= task_id and entry.waiting:
+            self.known[user] = UserReport(user, entry.home, task_id, entry.share, False, entry.demand, entry.traits, entry.wire, self.actor.now())
+            self._hot = self.rounds
+
+    # -- gossip ---------------------------------------------------------------------------
+    def _describe_home(self) -> None:
+        """The home users' reports now; any change makes this server hot."""
+        me, now, mine = self.actor.address, self.actor.now(), self._mine
+        for uid, u in self.home.users.items():
+            r = u.request
+            if r is None:
+                continue
+            waiting = not u.idle and u.started != r.task_id and self._placed.get(uid, -1) < r.task_id
+            old = mine.get(uid)
+            if old is None or old.task_id != r.task_id or old.waiting != waiting or (waiting and old.share != u.share):
+                report = home_report(uid, me, r, u.share, waiting)
+                report.changed = now
+                mine[uid] = report
+                self._hot = self.rounds
+
+    def exchange(self) -> None:
+        """Push a digest to a random peer (it answers with its own), if hot, or if the
+        refresh is due and a task is known to wait; else stay quiet."""
+        self._describe_home()
+        now = self.actor.now()
+        if self._hot > 0:
+            self._hot -= 1
+        elif now - self._last_push < self.refresh or not (any(r.waiting for r in self._mine.values()) or any(r.waiting for r in self.known.values())):
+            return
+        peer = self.sampler.random_peer() if self.sampler is not None else None
+        if peer is not None:
+            self._last_push = now
+            self.actor.send(peer, self._digest(reply=False))
+
+    def _digest(self, reply: bool) -> UserDigest:
+        """The home users' waiting tasks first, then the most recently changed reports."""
+        mine = self._mine
+        first = [r for r in mine.values() if r.waiting]
+        rest = sorted([r for r in mine.values() if not r.waiting] + list(self.known.values()), key=lambda r: -r.changed)
+        reports = (first + rest)[: self.most]
+        return UserDigest(
+            [r.user for r in reports],
+            [r.home for r in reports],
+            [[float(r.task_id), r.share, r.wire[0], r.wire[1], 1.0 if r.waiting else 0.0] for r in reports],
+            [r.demand for r in reports],
+            [r.wire[2] for r in reports],
+            [r.wire[3] for r in reports],
+            reply,
+        )
+
+    def on_UserDigest(self, src: str, msg: UserDigest) -> None:
+        n = len(msg.users)
+        if not (len(msg.homes) == len(msg.numbers) == len(msg.demands) == len(msg.eligible) == len(msg.requires) == n) or n > self.most:
+            self.actor.report("bad_message", type="UserDigest", src=src, reason="columns of different lengths, or too many reports")
+            return
+        for i, numbers in enumerate(msg.numbers):
+            if len(numbers) != 5 or numbers[0] != int(numbers[0]) or numbers[2] <= 0 or numbers[4] not in (0.0, 1.0):
+                self.actor.report("bad_message", type="UserDigest", src=src, reason=f"report {i}: numbers must be [task id, share, weight > 0, duration, waiting 0 or 1]")
+                return
+        if not msg.reply:
+            self._describe_home()
+            self.actor.send(src, self._digest(reply=True))
+        now, home_users, known = self.actor.now(), self.home.users, self.known
+        news = False
+        for i in range(n):
+            user = msg.users[i]
+            if user in home_users:
+                continue  # its home knows better
+            numbers = msg.numbers[i]
+            task_id, share, waiting = int(numbers[0]), numbers[1], numbers[4] == 1.0
+            old = known.get(user)
+            if old is not None and not (task_id > old.task_id or (task_id == old.task_id and ((old.waiting and not waiting) or (waiting and old.waiting and share < old.share)))):
+                continue  # not newer (UserReport.newer_than, before building the report)
+            try:
+                traits = task_traits(numbers[2], numbers[3], msg.eligible[i], msg.requires[i], 0.0, 0)
+            except (TypeError, ValueError) as exc:
+                self.actor.report("bad_message", type="UserDigest", src=src, reason=f"report {i}: {exc}")
+                continue
+            known[user] = UserReport(user, msg.homes[i], task_id, share, waiting, list(msg.demands[i]), traits, (numbers[2], numbers[3], msg.eligible[i], msg.requires[i]), now)
+            news = True
+        if news:
+            self._hot = self.rounds
