@@ -79,13 +79,16 @@ class _OnePeer:
     def random_peer(self) -> str:
         return "peer"
 
+    def sample(self, k: int) -> list[str]:
+        return [f"peer{i}" for i in range(k)]
+
 
 def test_a_directory_keeps_the_newest_report_of_each_user():
     """Newer: a later task; for the same task, one that says it no longer waits, or that
     it waits with a lower share (its user's tasks only end while it waits). A declined
     offer makes the task known as placed."""
     h = Harness()
-    directory = UserDirectory(HomeUsers(), _OnePeer(), period=1.0)
+    directory = UserDirectory(HomeUsers(), _OnePeer())
     h.host("me", directory, start=False)
     h.deliver("me", _digest(("a", "s1", 3, 2.0, True), ("b", "s2", 1, 0.0, True)), src="s1")
     assert {r.user: (r.task_id, r.share) for r in directory.waiting()} == {"a": (3, 2.0), "b": (1, 0.0)}
@@ -93,7 +96,7 @@ def test_a_directory_keeps_the_newest_report_of_each_user():
     h.deliver("me", _digest(("a", "s1", 2, 0.0, True)), src="s3")  # an older task: ignored
     h.deliver("me", _digest(("a", "s1", 3, 2.0, True)), src="s3")  # the older report of task 3
     assert (directory.known["a"].task_id, directory.known["a"].share) == (3, 1.0)
-    directory.forget("a", 3)
+    directory.taken("a", 3)
     assert not directory.known["a"].waiting and directory.placed("a", 3)
     h.deliver("me", _digest(("a", "s1", 3, 0.5, True)), src="s3")  # placed: no report of it waiting revives it
     assert {r.user for r in directory.waiting()} == {"b"}
@@ -107,39 +110,52 @@ def test_a_digest_answers_with_home_users_first_and_skips_its_own():
     h = Harness()
     home = HomeUsers()
     home.submit(_request("mine", 0, 0.5))
-    directory = UserDirectory(home, _OnePeer(), period=1.0)
+    directory = UserDirectory(home, _OnePeer())
     h.host("me", directory, start=False)
     h.deliver("me", _digest(("mine", "elsewhere", 9, 0.0, True), ("x", "s2", 1, 0.25, True)), src="s2")
     assert set(directory.known) == {"x"}
-    (reply,) = h.sent_messages(UserDigest)  # what it knew before the push: no echo
+    reply = h.sent_messages(UserDigest, dst="s2")[0]  # what it knew before the push: no echo
     assert reply.reply and reply.users == ["mine"] and reply.numbers[0] == [0.0, 0.5, 1.0, 10.0, 1.0]
     h.deliver("me", reply, src="s2")  # a reply is not answered
-    assert len(h.sent_messages(UserDigest)) == 1
+    assert h.sent_messages(UserDigest, dst="s2") == [reply]
     directory.exchange()
-    push = h.sent_messages(UserDigest)[-1]
+    push = h.sent_messages(UserDigest, dst="peer")[-1]
     assert not push.reply and push.users == ["mine", "x"]
 
 
-def test_news_spreads_for_some_rounds_then_only_refreshes():
-    """A server whose knowledge changed pushes at each of the next ROUNDS exchanges, then
-    every REFRESH_S seconds while it knows of a waiting task; with none, it is quiet."""
-    from dgdrf.policies.user_directory import REFRESH_S, ROUNDS
+def test_news_goes_out_at_once_and_only_news():
+    """What is new to a server goes at once to FANOUT random peers (not to be answered),
+    and only that; a report it already had goes nowhere. Anti-entropy: every REFRESH_S
+    seconds one push while a task is known to wait; with none, quiet."""
+    from dgdrf.policies.user_directory import FANOUT, REFRESH_S
 
     h = Harness()
-    directory = UserDirectory(HomeUsers(), _OnePeer(), period=0.1)
+    home = HomeUsers()
+    directory = UserDirectory(home, _OnePeer())
     h.host("me", directory)
-    h.advance(5.0)
-    assert h.sent_messages(UserDigest) == []  # nothing known: quiet
-    h.deliver("me", _digest(("x", "s2", 1, 0.25, True), reply=True), src="s2")
-    h.advance(ROUNDS * 0.1)
-    assert len(h.sent_messages(UserDigest)) == ROUNDS
-    h.advance(2 * REFRESH_S + 0.5)
-    assert len(h.sent_messages(UserDigest)) == ROUNDS + 2
-    h.deliver("me", _digest(("x", "s2", 1, 0.25, False), reply=True), src="s2")  # x's task started
-    h.advance(ROUNDS * 0.1)
-    n = len(h.sent_messages(UserDigest))
     h.advance(3 * REFRESH_S)
-    assert len(h.sent_messages(UserDigest)) == n  # nothing waits: quiet again
+    assert h.sent_messages(UserDigest) == []  # nothing known: quiet
+    h.deliver("me", _digest(("x", "s2", 1, 0.25, True), ("y", "s3", 2, 0.5, True), reply=True), src="s2")
+    news = h.sent_messages(UserDigest)
+    assert [(m.users, m.reply) for m in news] == [(["x", "y"], True)] * FANOUT
+    h.deliver("me", _digest(("x", "s2", 1, 0.25, True), ("y", "s3", 2, 0.125, True), reply=True), src="s3")
+    assert [m.users for m in h.sent_messages(UserDigest)[len(news):]] == [["y"]] * FANOUT  # only y's lower share
+    before = len(h.sent_messages(UserDigest))
+    h.deliver("me", _digest(("x", "s2", 1, 0.25, True), reply=True), src="s4")
+    assert len(h.sent_messages(UserDigest)) == before  # nothing new
+    home.submit(_request("mine", 0, 0.0))
+    directory.home_changed()
+    assert [m.users for m in h.sent_messages(UserDigest)[before:]] == [["mine"]] * FANOUT
+    before = len(h.sent_messages(UserDigest))
+    h.advance(REFRESH_S)
+    pushes = h.sent_messages(UserDigest)[before:]
+    assert len(pushes) == 1 and not pushes[0].reply and pushes[0].users[0] == "mine"
+    h.deliver("me", _digest(("x", "s2", 1, 0.25, False), ("y", "s3", 2, 0.5, False), reply=True), src="s2")
+    home.idle("mine", 1)
+    directory.home_changed()
+    before = len(h.sent_messages(UserDigest))
+    h.advance(3 * REFRESH_S)
+    assert len(h.sent_messages(UserDigest)) == before  # nothing waits: quiet again
 
 
 def test_bad_digests_are_refused_at_the_wire_or_by_the_directory():
@@ -150,7 +166,7 @@ def test_bad_digests_are_refused_at_the_wire_or_by_the_directory():
         decode_checked(encode(many))
     assert decode_checked(encode(_digest(("u", "s", 0, 0.0, True)))) == _digest(("u", "s", 0, 0.0, True))
     h = Harness()
-    directory = UserDirectory(HomeUsers(), _OnePeer(), period=1.0)
+    directory = UserDirectory(HomeUsers(), _OnePeer())
     h.host("me", directory, start=False)
     good = _digest(("u", "s", 0, 0.0, True))
     bad = [

@@ -10,8 +10,8 @@ fits in its free room now and whose constraint admits it.
 
 What a server knows (policies/user_directory.py): its home users exactly; the other
 users' latest reports (task id, share, whether the task waits, demand, constraint), by
-rumour-mongering push-pull digests over the random overlay (one exchange per
-``--gradient-period``, the tick by default, while a server has news). A user reports
+rumours over the random overlay (what is new to a server goes at once to two random
+peers) and push-pull anti-entropy every 5 s. A user reports
 x_n / φ_n with its task, as dg-tsf's users report n_i / w_i (policies/meters.py
 :class:`PerServerShareMeter`). What it does not know: tasks that began waiting in the last
 few exchanges, a user's share that fell since its report left its home, and whether
@@ -29,6 +29,7 @@ that knows of it has room.
 
 from __future__ import annotations
 
+from dgdrf.nodes.protocol import Idle, TaskRequest
 from dgdrf.policies.ddrf import HomeScheduler
 from dgdrf.policies.distributed import DistributedPolicy
 from dgdrf.policies.local import TaskDesk, tie_break
@@ -37,20 +38,64 @@ from dgdrf.policies.user_directory import UserDirectory
 from dgdrf.runtime.actor import Role
 
 
+#: most ticks in a row a server waits for news to settle before it offers anyway
+SETTLE_TICKS = 2
+
+
 class OfferScheduler(HomeScheduler):
     """One server of d-psdsf: each tick, offer this server's free room to the user with
-    the lowest K_nj it knows (ties by a fixed hash of the user id) whose task fits here."""
+    the lowest K_nj it knows (ties by a fixed hash of the user id) whose task fits here.
+    A tick after one that found nothing to offer is skipped until something changes: a
+    report, a home user's task, or room freed here.
+
+    News settles first: a tick with news since the previous one is skipped (at most
+    :data:`SETTLE_TICKS` in a row), as a rumour takes a few message latencies to reach
+    every server and a report still on its way may be of a user with a lower score. On a
+    constrained Google-like quarter hour (40 servers, 8 users, offered load 2, seed 1)
+    this halved the errors (6.9 % to 3.3 %) and the offers (57,844 to 33,608 proposals for
+    3,854 tasks) at the same JCT. What errs still (114 of 115 errors there): the lowest
+    user's next task was not yet known where the allocation was made: its previous task
+    had just started and its next report was on its way, from the user to its home and
+    across the overlay (some 10-20 ms); centralized psdsf places one task a tick, so it
+    rarely allocates inside that window."""
 
     def __init__(self, desk: TaskDesk) -> None:
         super().__init__(desk)
         self.meter: PerServerShareMeter = desk.meter  # type: ignore[assignment]
         self.directory: UserDirectory = None  # type: ignore[assignment]  # set by the policy's wiring
         self._offer: tuple[str, int] | None = None  # the offer out: (user, task id)
+        self._nothing_at = -1  # the directory's version when the last tick found nothing to offer
+        self._last_tick = -1.0
+        self._settling = 0  # ticks skipped in a row for news
+
+    def _changed(self) -> None:
+        self._nothing_at = -1
+
+    def on_TaskRequest(self, src: str, msg: TaskRequest) -> None:
+        super().on_TaskRequest(src, msg)
+        self._changed()
+        self.directory.home_changed()
+
+    def on_Idle(self, src: str, msg: Idle) -> None:
+        super().on_Idle(src, msg)
+        self._changed()
+        self.directory.home_changed()
+
+    def _room_freed(self, user: str, task_id: int) -> None:
+        """A task ended here: room to offer."""
+        self._changed()
 
     def on_tick(self) -> None:
-        if self._offer is not None:
-            return  # one offer out at a time: it resolves within the proposal timeout
-        actor, score, directory = self.actor, self.meter.score, self.directory
+        directory = self.directory
+        now, last = self.actor.now(), self._last_tick
+        self._last_tick = now
+        if self._offer is not None or self._nothing_at == directory.version:
+            return  # one offer out at a time (it resolves within the proposal timeout), or nothing new
+        if directory.changed_at > last and self._settling < SETTLE_TICKS:
+            self._settling += 1
+            return  # news since the last tick: let it settle
+        self._settling = 0
+        actor, score = self.actor, self.meter.score
         best: tuple | None = None
         for uid, u in self.home.users.items():
             r = u.request
@@ -66,6 +111,7 @@ class OfferScheduler(HomeScheduler):
                 if best is None or key < best[0]:
                     best = (key, e.user, e.task_id, e.demand, e.share, e.traits, None)
         if best is None:
+            self._nothing_at = directory.version
             return
         _, user, task_id, demand, share, traits, home_user = best
         if self.desk.propose(user, task_id, list(demand), share, traits):
@@ -74,13 +120,19 @@ class OfferScheduler(HomeScheduler):
                 home_user.out = True
 
     def _resolved(self, user: str, task_id: int, outcome: str) -> None:
-        """The user answered the offer (or never did): a declined or lost one means the
-        task runs or is being placed elsewhere, so it is not offered again."""
+        """The user answered the offer (or never did): a declined or unanswered one means
+        the task runs or is being placed elsewhere, so it is not offered again, and the
+        other servers hear so. (Saying so also when accepted, at once, did not shorten the
+        herd of offers for one task: 3 seeds on a 40-server constrained quarter hour, 8.6
+        proposals a task either way, 8 % more digests.)"""
         if self._offer == (user, task_id):
             self._offer = None
-        if outcome != "accepted":
-            self.directory.forget(user, task_id)
+        self._changed()
         super()._resolved(user, task_id, outcome)
+        if outcome != "accepted":
+            self.directory.taken(user, task_id)  # declined or unanswered: placed elsewhere (news)
+        elif user in self.home.users:
+            self.directory.home_changed()  # a home user's task started here: no longer waiting
 
 
 class DPSDSF(DistributedPolicy):
@@ -99,6 +151,6 @@ class DPSDSF(DistributedPolicy):
     def server_roles(self, server) -> list[Role]:
         roles, cyclon, desk = self.common_roles(server)
         sched = OfferScheduler(desk)
-        sched.directory = UserDirectory(sched.home, cyclon, self.options.gradient_every)
+        sched.directory = UserDirectory(sched.home, cyclon)
         roles += [sched.directory, sched]
         return roles

@@ -14,20 +14,22 @@ users, and every server relays what it has heard:
   placed here or elsewhere, or its user went idle), or says it waits with a lower share
   (while its task waits, a user's share only falls, as its tasks end). No clock enters:
   reports are ordered by what they say, so homes may move (churn) and clocks may differ;
-- a server whose knowledge changed (a new report merged, one of its home users' reports
-  changed, or an offer of its own declined: the task is placed elsewhere) is *hot* for
-  :data:`ROUNDS` exchanges: every ``period`` seconds it sends one random peer (Cyclon) a
+- news travels at once: a server that learns something new (a report merged, one of its
+  home users' reports changed, or an offer of its own answered: the task is placed, here
+  or elsewhere) sends just that, at once, to :data:`FANOUT` random peers (Cyclon), which do
+  the same with what is new to them: a rumour floods the overlay in O(log N) message
+  latencies, and each server hears it about FANOUT times;
+- anti-entropy catches what a rumour missed (a lost message, a server that joined): every
+  :data:`REFRESH_S` seconds a server that knows of a waiting task sends a random peer a
   :class:`UserDigest` of its most recently changed reports, home users' waiting tasks
-  first (at most :data:`MOST`), and the peer merges it and answers with its own (push-pull,
-  as Cyclon's shuffle), so news reaches every server in O(log N) exchanges;
-- otherwise, while it knows of a waiting task, it exchanges every :data:`REFRESH_S`
-  seconds (anti-entropy: what a rumour missed is caught up), and a server that knows of
-  none is quiet and only answers.
+  first (at most :data:`MOST`), and the peer merges it and answers with its own
+  (push-pull, as Cyclon's shuffle). A server that knows of no waiting task is quiet.
 
 What a server knows, then: its home users exactly; every other user's report that has had
 a few exchanges to reach it. What it does not know: a task that began waiting, or a share
 that fell, in the last few exchanges, and whether another server has just placed a task;
-it learns that from the user's Decline of its offer (which it spreads) or from the news.
+it learns that from the news (the server whose offer was accepted says so at once) or
+from the user's Decline of its own offer.
 """
 
 from __future__ import annotations
@@ -47,9 +49,9 @@ if TYPE_CHECKING:
 
 #: most reports one digest carries (the wire's bound on a column of records)
 MOST = MAX_RECORDS
-#: exchanges a server makes after its knowledge changed (about log2 of the servers, and some)
-ROUNDS = 10
-#: seconds between the exchanges of a server that knows of a waiting task but has no news
+#: peers a server sends what is new to it
+FANOUT = 2
+#: seconds between the anti-entropy exchanges of a server that knows of a waiting task
 REFRESH_S = 5.0
 
 
@@ -87,24 +89,25 @@ class UserDirectory(Role):
     """The other servers' users this server has heard of (``known``: each one's latest
     report), and the gossip that spreads them; ``home`` is this server's own users."""
 
-    def __init__(self, home: HomeUsers, sampler: PeerSampling | None, period: float, rounds: int = ROUNDS, refresh: float = REFRESH_S, most: int = MOST) -> None:
+    def __init__(self, home: HomeUsers, sampler: PeerSampling | None, refresh: float = REFRESH_S, fanout: int = FANOUT, most: int = MOST) -> None:
         self.home = home
         self.sampler = sampler
-        self.period = period
-        self.rounds = rounds
         self.refresh = refresh
+        self.fanout = fanout
         self.most = most
         self.known: dict[str, UserReport] = {}
         #: the home users' reports as last described (user -> report)
         self._mine: dict[str, UserReport] = {}
         #: home users' tasks an offer of this server was declined for (placed elsewhere)
         self._placed: dict[str, int] = {}
-        self._hot = 0
-        self._last_push = -REFRESH_S
+        #: bumped whenever what this server knows changes (a scheduler may offer again)
+        self.version = 0
+        #: when it last changed (local time)
+        self.changed_at = -1.0
 
     def setup(self) -> None:
         rng = self.actor.rng
-        self.actor.every(self.period, self.exchange, first=float(rng.uniform(0.0, self.period)))
+        self.actor.every(self.refresh, self.exchange, first=float(rng.uniform(0.0, self.refresh)))
 
     # -- what this server knows ---------------------------------------------------------
     def waiting(self) -> list[UserReport]:
@@ -116,20 +119,31 @@ class UserDirectory(Role):
         known = self.known.get(user)
         return self._placed.get(user, -1) >= task_id or (known is not None and known.task_id >= task_id and not known.waiting)
 
-    def forget(self, user: str, task_id: int) -> None:
-        """An offer of this task was declined or lost: it is placed (or being placed)
-        elsewhere. Known as not waiting from now on (news: others need not offer it)."""
+    def taken(self, user: str, task_id: int) -> None:
+        """The task started, here (its user accepted this server's offer) or elsewhere
+        (the offer was declined, or never answered): known as not waiting from now on,
+        and that is news, which the other servers need to stop offering it."""
         if user in self.home.users:
             self._placed[user] = max(task_id, self._placed.get(user, -1))
+            self.home_changed()
         entry = self.known.get(user)
         if entry is not None and entry.task_id <= task_id and entry.waiting:
-            self.known[user] = UserReport(user, entry.home, task_id, entry.share, False, entry.demand, entry.traits, entry.wire, self.actor.now())
-            self._hot = self.rounds
+            report = UserReport(user, entry.home, task_id, entry.share, False, entry.demand, entry.traits, entry.wire, self.actor.now())
+            self.known[user] = report
+            self._news([report])
 
     # -- gossip ---------------------------------------------------------------------------
-    def _describe_home(self) -> None:
-        """The home users' reports now; any change makes this server hot."""
+    def home_changed(self) -> None:
+        """A home user's report may have changed (its task came, started, or its share
+        fell): what changed goes out at once."""
+        changed = self._describe_home()
+        if changed:
+            self._news(changed)
+
+    def _describe_home(self) -> list[UserReport]:
+        """The home users' reports now: those that changed."""
         me, now, mine = self.actor.address, self.actor.now(), self._mine
+        changed = []
         for uid, u in self.home.users.items():
             r = u.request
             if r is None:
@@ -140,20 +154,34 @@ class UserDirectory(Role):
                 report = home_report(uid, me, r, u.share, waiting)
                 report.changed = now
                 mine[uid] = report
-                self._hot = self.rounds
+                changed.append(report)
+        return changed
+
+    def _news(self, reports: list[UserReport]) -> None:
+        self.version += 1
+        self.changed_at = self.actor.now()
+        self._spread(reports)
+
+    def _spread(self, reports: list[UserReport]) -> None:
+        """Send what is new here to FANOUT random peers (not answered)."""
+        if self.sampler is None:
+            return
+        digest = self._pack(reports, reply=True)
+        peers = self.sampler.sample(self.fanout)
+        if not peers:  # a view caught empty (Cyclon on very few nodes): the last partner
+            peer = self.sampler.random_peer()
+            peers = [peer] if peer is not None else []
+        for peer in peers:
+            self.actor.send(peer, digest)
 
     def exchange(self) -> None:
-        """Push a digest to a random peer (it answers with its own), if hot, or if the
-        refresh is due and a task is known to wait; else stay quiet."""
-        self._describe_home()
-        now = self.actor.now()
-        if self._hot > 0:
-            self._hot -= 1
-        elif now - self._last_push < self.refresh or not (any(r.waiting for r in self._mine.values()) or any(r.waiting for r in self.known.values())):
+        """Anti-entropy: push the digest to a random peer (it answers with its own) while
+        a task is known to wait; else stay quiet."""
+        self.home_changed()
+        if not (any(r.waiting for r in self._mine.values()) or any(r.waiting for r in self.known.values())):
             return
         peer = self.sampler.random_peer() if self.sampler is not None else None
         if peer is not None:
-            self._last_push = now
             self.actor.send(peer, self._digest(reply=False))
 
     def _digest(self, reply: bool) -> UserDigest:
@@ -161,7 +189,10 @@ class UserDirectory(Role):
         mine = self._mine
         first = [r for r in mine.values() if r.waiting]
         rest = sorted([r for r in mine.values() if not r.waiting] + list(self.known.values()), key=lambda r: -r.changed)
-        reports = (first + rest)[: self.most]
+        return self._pack((first + rest)[: self.most], reply)
+
+    @staticmethod
+    def _pack(reports: list[UserReport], reply: bool) -> UserDigest:
         return UserDigest(
             [r.user for r in reports],
             [r.home for r in reports],
@@ -182,10 +213,10 @@ class UserDirectory(Role):
                 self.actor.report("bad_message", type="UserDigest", src=src, reason=f"report {i}: numbers must be [task id, share, weight > 0, duration, waiting 0 or 1]")
                 return
         if not msg.reply:
-            self._describe_home()
+            self.home_changed()
             self.actor.send(src, self._digest(reply=True))
         now, home_users, known = self.actor.now(), self.home.users, self.known
-        news = False
+        news: list[UserReport] = []
         for i in range(n):
             user = msg.users[i]
             if user in home_users:
@@ -200,7 +231,8 @@ class UserDirectory(Role):
             except (TypeError, ValueError) as exc:
                 self.actor.report("bad_message", type="UserDigest", src=src, reason=f"report {i}: {exc}")
                 continue
-            known[user] = UserReport(user, msg.homes[i], task_id, share, waiting, list(msg.demands[i]), traits, (numbers[2], numbers[3], msg.eligible[i], msg.requires[i]), now)
-            news = True
+            report = UserReport(user, msg.homes[i], task_id, share, waiting, list(msg.demands[i]), traits, (numbers[2], numbers[3], msg.eligible[i], msg.requires[i]), now)
+            known[user] = report
+            news.append(report)
         if news:
-            self._hot = self.rounds
+            self._news(news)
