@@ -263,6 +263,8 @@ TABLE: tuple[Artefact, ...] = (
              note="records each run's wall and CPU time: they vary with the machine's load"),
     Artefact((f"{R}/distributed-tsf-100x20.txt",), "run", ("python bench/distributed_tsf.py --census > bench/results/distributed-tsf-100x20.txt",),
              "~17 min on two cores (17 runs of an hour of Google-like jobs on 100 servers, ~100-130 s each)"),
+    Artefact((f"{R}/distributed-psdsf.txt",), "run", ("python bench/distributed_psdsf.py > bench/results/distributed-psdsf.txt",),
+             "~12 min on two cores (12 runs: 6 of an hour of Google-like jobs on 100 servers, 6 of a quarter hour on 40; d-psdsf 60-200 s each)"),
     Artefact((f"{R}/google-finite-100x20-room-notices.txt",), "run",
              ("dgdrf run --scenario configs/google-finite-100x20.toml --policy dgdrf,pdgdrf,ddrf-random --room-notices > bench/results/google-finite-100x20-room-notices.txt",),
              "~5 min on one core (3 runs of an hour of Google-like jobs)", note="the run table; its wall-time row varies with the machine's load"),
