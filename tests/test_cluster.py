@@ -357,7 +357,7 @@ def test_a_cluster_runs_finite_constrained_jobs_to_drained(jobs_file, policy):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("policy", ["drf", "dgdrf", "dg-tsf"])
+@pytest.mark.parametrize("policy", ["drf", "dgdrf", "dg-tsf", "d-psdsf"])
 def test_the_google_finite_workload_scaled_down_drains_in_a_cluster(policy):
     """configs/google-finite-8x4.toml (the 100x20 hour scaled down: 106 jobs, 963 tasks,
     half constrained) on 15 processes with TLS, arrivals and durations divided by 240:
