@@ -90,6 +90,24 @@ class JobTracker:
             ref = work.next_task()
         return None if ref is None else work.specs[ref.job]
 
+    def pending_demands(self, user: str) -> dict[tuple[float, ...], int]:
+        """``user``'s tasks that wait, by demand: every task of its arrived jobs not yet
+        started (taken or not; an endless job counts one). Empty for a user not tracked."""
+        out: dict[tuple[float, ...], int] = {}
+        work = self.work.get(user)
+        if work is None:
+            return out
+        for state in work.jobs:
+            n = state.pending()
+            if n:
+                key = tuple(state.spec.demand)
+                out[key] = out.get(key, 0) + n
+        for (u, _), ref in self.taken.items():
+            if u == user:
+                key = tuple(work.specs[ref.job].demand)
+                out[key] = out.get(key, 0) + 1
+        return out
+
     # -- reports --------------------------------------------------------------------------
     def submitted(self, user: str, task_id: int, job: int, index: int) -> None:
         """``user`` took task ``index`` of its job ``job`` under ``task_id``."""

@@ -315,6 +315,13 @@ class AllocationLedger:
         """Whether the user has a next task (it was not :meth:`set_task` to None)."""
         return user not in self._idle
 
+    def live(self) -> np.ndarray:
+        """Per server: whether it is still there (not retired: :meth:`retire`)."""
+        mask = np.ones(len(self.server_ids), dtype=bool)
+        if self._retired:
+            mask[list(self._retired)] = False
+        return mask
+
     def tasked(self) -> np.ndarray:
         """Per user: whether it has a next task (:meth:`has_task`)."""
         mask = np.ones(len(self.user_ids), dtype=bool)

@@ -42,6 +42,7 @@ from dgdrf.model.ledger import AllocationLedger
 from dgdrf.model.notions import DominantShare, FairnessNotion
 from dgdrf.model.resources import SHARE_TIE_TOLERANCE
 from dgdrf.model.scenario import Scenario
+from dgdrf.model.sharing_over_time import SharingOverTime, guarantee_shares
 from dgdrf.model.timeline import Timeline
 from dgdrf.nodes.stop_rules import final_reason
 
@@ -130,6 +131,7 @@ class Collector:
         for s in self.scenario.servers:
             self.ledger.add_server(s.id, s.capacity, s.attribute_map)
         self.jobs = JobTracker(self.scenario, self.start, self.time_scale, self.user_start)
+        self._pending_stale: set[int] = set()  # users whose waiting tasks changed (sharing over time)
         for u in self.scenario.users:
             if u.classic:
                 self.ledger.add_user(u.id, u.demand)
@@ -145,10 +147,17 @@ class Collector:
         if every is None and self.scenario.finishing:
             every = DEFAULT_SAMPLE_EVERY_S
         self.timeline = Timeline(list(self.ledger.user_ids), list(self.scenario.resources), self.start, every) if every or not self.scenario.classic else None
+        #: sharing incentive over time (model/sharing_over_time.py), where tasks end
+        self.sharing = SharingOverTime(list(self.ledger.user_ids), self.start) if self.scenario.finishing else None
+        self._guarantees = np.zeros(len(self.ledger.user_ids))
+        self._guaranteed_at = np.full(len(self.ledger.user_ids), -1, dtype=np.int64)  # the rows_version each was computed at
+        self._pending_share = np.zeros(len(self.ledger.user_ids))  # the dominant shares of each user's waiting tasks
+        self._pending_stale.update(range(len(self.ledger.user_ids)))
 
     def _follow(self, user: str, index: int | None = None) -> None:
         """The ledger's row of a user with jobs follows its next task."""
         i = self.ledger.user_index[user] if index is None else index
+        self._pending_stale.add(i)
         job = self.jobs.next_job(user)
         if job is None:
             self.ledger.set_task(i, None)
@@ -168,8 +177,21 @@ class Collector:
         return self.ledger.shares() if self.notion is None else self.notion.shares(self.ledger)
 
     def _shares_changed(self, time: float) -> None:
+        ledger = self.ledger
+        dominant = ledger.shares() if self.sharing is not None or (self.timeline is not None and self.notion is None) else None
         if self.timeline is not None:
-            self.timeline.changed(time, self.shares(), self.ledger.tasked())
+            self.timeline.changed(time, dominant if self.notion is None else self.shares(), ledger.tasked())
+        if self.sharing is not None:
+            stale = np.flatnonzero(ledger.row_changed_at != self._guaranteed_at)
+            if len(stale):  # the users whose next task changed since (or every user, after a server left)
+                self._guarantees[stale] = guarantee_shares(ledger.capacity, ledger.live(), ledger.demand, ledger.eligibility(), ledger.weight, ledger.total, stale)
+                self._guaranteed_at[stale] = ledger.row_changed_at[stale]
+            for i in self._pending_stale:
+                self._pending_share[i] = sum(n * ledger.dominant_share(d) for d, n in self.jobs.pending_demands(ledger.user_ids[i]).items())
+            self._pending_stale.clear()
+            held = dominant * ledger.weight  # G_i: the sum of its running tasks' dominant shares (eq. 3.3)
+            # all it asks for (its running and waiting tasks) caps what its slice guarantees
+            self.sharing.changed(time, held, np.minimum(self._guarantees, held + self._pending_share), ledger.tasked() | (ledger.tasks > 0))
 
     def _track(self, user: str, task_id: int) -> bool:
         """Keep track of a task reported before its allocation, unless the user has
@@ -403,6 +425,8 @@ class Collector:
             s = self.ledger.server_index.get(server)
             if s is not None:
                 self.ledger.retire(s)
+        self._guaranteed_at[:] = -1  # every guarantee counts the live servers
+        self._shares_changed(time)
         self.counters["servers_down"] = self.counters.get("servers_down", 0) + len(servers)
         self._judge(time)
 
@@ -428,6 +452,11 @@ class Collector:
                 self.violations.append(f"drained, but {left} task(s) of {user}'s finite jobs did not run to completion")
 
     # -- what it measured (jobs) -------------------------------------------------------
+    def sharing_over_time(self, end: float) -> dict[str, Any] | None:
+        """Sharing incentive over the run (model/sharing_over_time.py; None where tasks
+        never end)."""
+        return None if self.sharing is None else self.sharing.result(end)
+
     def time_averaged_shares(self, end: float) -> np.ndarray | None:
         """Each user's (weighted) share averaged over the run (None without a timeline)."""
         return None if self.timeline is None else self.timeline.averages(end)

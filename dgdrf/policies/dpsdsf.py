@@ -48,16 +48,19 @@ class OfferScheduler(HomeScheduler):
     A tick after one that found nothing to offer is skipped until something changes: a
     report, a home user's task, or room freed here.
 
-    News settles first: a tick with news since the previous one is skipped (at most
-    :data:`SETTLE_TICKS` in a row), as a rumour takes a few message latencies to reach
-    every server and a report still on its way may be of a user with a lower score. On a
-    constrained Google-like quarter hour (40 servers, 8 users, offered load 2, seed 1)
-    this halved the errors (6.9 % to 3.3 %) and the offers (57,844 to 33,608 proposals for
-    3,854 tasks) at the same JCT. What errs still (114 of 115 errors there): the lowest
-    user's next task was not yet known where the allocation was made: its previous task
-    had just started and its next report was on its way, from the user to its home and
-    across the overlay (some 10-20 ms); centralized psdsf places one task a tick, so it
-    rarely allocates inside that window."""
+    News settles first: a tick with news from other servers since the previous one is
+    skipped (at most :data:`SETTLE_TICKS` in a row), as a rumour takes a few message
+    latencies to reach every server and a report still on its way may be of a user with a
+    lower score. On a constrained Google-like quarter hour (40 servers, 8 users, offered
+    load 2, seed 1) this took the errors from 6.9 % to 4.4 % and the offers from 57,844 to
+    24,679 proposals for 3,854 tasks, at the same JCT. (Settling after this server's own
+    changes too, its home users' reports, gave 3.3-4.9 % errors on 3 seeds against
+    4.0-4.8 % with a third more offers, and delayed every start on a single server by up
+    to two ticks.) What errs still: the lowest user's next task was not yet known where
+    the allocation was made: its previous task had just started and its next report was
+    on its way, from the user to its home and across the overlay (some 10-20 ms);
+    centralized psdsf places one task a tick, so it rarely allocates inside that window
+    (docs/notes/2026-11-27-psdsf-by-the-servers.md)."""
 
     def __init__(self, desk: TaskDesk) -> None:
         super().__init__(desk)
@@ -91,7 +94,7 @@ class OfferScheduler(HomeScheduler):
         self._last_tick = now
         if self._offer is not None or self._nothing_at == directory.version:
             return  # one offer out at a time (it resolves within the proposal timeout), or nothing new
-        if directory.changed_at > last and self._settling < SETTLE_TICKS:
+        if directory.heard_at > last and self._settling < SETTLE_TICKS:
             self._settling += 1
             return  # news since the last tick: let it settle
         self._settling = 0

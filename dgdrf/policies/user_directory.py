@@ -102,8 +102,8 @@ class UserDirectory(Role):
         self._placed: dict[str, int] = {}
         #: bumped whenever what this server knows changes (a scheduler may offer again)
         self.version = 0
-        #: when it last changed (local time)
-        self.changed_at = -1.0
+        #: when news from another server last came (local time)
+        self.heard_at = -1.0
 
     def setup(self) -> None:
         rng = self.actor.rng
@@ -157,9 +157,12 @@ class UserDirectory(Role):
                 changed.append(report)
         return changed
 
-    def _news(self, reports: list[UserReport]) -> None:
+    def _news(self, reports: list[UserReport], heard: bool = False) -> None:
+        """What changed here goes out; ``heard``: it came from another server (a report
+        still on its way to this one may follow it: :attr:`heard_at`)."""
         self.version += 1
-        self.changed_at = self.actor.now()
+        if heard:
+            self.heard_at = self.actor.now()
         self._spread(reports)
 
     def _spread(self, reports: list[UserReport]) -> None:
@@ -235,4 +238,4 @@ class UserDirectory(Role):
             known[user] = report
             news.append(report)
         if news:
-            self._news(news)
+            self._news(news, heard=True)
