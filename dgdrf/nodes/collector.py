@@ -178,7 +178,9 @@ class Collector:
 
     def _shares_changed(self, time: float) -> None:
         ledger = self.ledger
-        dominant = ledger.shares() if self.sharing is not None or (self.timeline is not None and self.notion is None) else None
+        if self.timeline is None and self.sharing is None:
+            return
+        dominant = ledger.shares()
         if self.timeline is not None:
             self.timeline.changed(time, dominant if self.notion is None else self.shares(), ledger.tasked())
         if self.sharing is not None:
