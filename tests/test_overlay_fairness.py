@@ -94,3 +94,23 @@ def test_the_push_sum_census_gives_each_server_the_exact_h_after_its_warm_up():
     assert seen and all(seen)
     assert r.messages["by_type"]["CensusShare"] > 0
     assert np.isfinite(r.min_share)
+
+
+def test_a_server_that_left_counts_in_no_users_units():
+    """TSF's h_i and PS-DSF's K_n sum over servers; one that left (its capacity shrunk to
+    what it held: ledger.retire) counts for nobody. Before, K_n of a user with a task on
+    such a remnant was divided by its near-zero capacity (1e14 in the acceptance sweep)."""
+    from dgdrf.model.ledger import AllocationLedger
+    from dgdrf.model.notions import notion
+
+    ledger = AllocationLedger(2)
+    for sid in ("s1", "s2"):
+        ledger.add_server(sid, [4.0, 4.0])
+    u = ledger.add_user("u", [1.0, 1.0])
+    ledger.allocate(u, 1)
+    tsf, psdsf = notion("tsf"), notion("psdsf")
+    assert tsf.shares(ledger)[u] == pytest.approx(1 / 8) and psdsf.shares(ledger)[u] == pytest.approx(1 * (0.25 + 0.25))
+    ledger.retire(1)  # s2 leaves holding [1, 1]
+    ledger.release(u, 1)  # its task is lost with it
+    ledger.allocate(u, 0)
+    assert tsf.shares(ledger)[u] == pytest.approx(1 / 4) and psdsf.shares(ledger)[u] == pytest.approx(0.25)

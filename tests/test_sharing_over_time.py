@@ -60,3 +60,4 @@ def test_a_run_whose_tasks_never_end_has_none():
     sc = build_scenario(["cpu"], [("s1", [4.0])], [("u", [1.0])])
     r = run_emulation(sc, RunConfig(policy="drf"))
     assert r.sharing_over_time is None and "sharing_over_time" not in r.to_dict()
+

@@ -85,7 +85,10 @@ class RowSums:
     the whole matrix is users x servers (4,500 x 1,000 on Wang et al.'s trace), so the sums
     are kept: a row is recomputed only when its user's next task (demand or constraint)
     changed since (the ledger's ``row_changed_at``), all of them when the servers did.
-    ``constrained=False`` sums over every server."""
+    ``constrained=False`` sums over every server. A server that left (churn, a crash) is
+    in no sum: its capacity shrinks to what it held when it left (model/ledger.py
+    ``retire``), and a per-server ratio over that remnant made PS-DSF's K_n of a user
+    1e14 after a departure in the acceptance sweep."""
 
     def __init__(self, per_server: Callable[[np.ndarray, np.ndarray], np.ndarray], constrained: bool) -> None:
         self.per_server = per_server
@@ -99,7 +102,7 @@ class RowSums:
         per = self.per_server(ledger.capacity, ledger.demand[users])
         if self.constrained:
             per = per * ledger.eligibility_rows(users)
-        return per.sum(axis=1)
+        return (per * ledger.live()[None, :]).sum(axis=1)  # a server that left counts for nobody
 
     def __call__(self, ledger: AllocationLedger) -> np.ndarray:
         if ledger is not self._ledger or not np.array_equal(ledger.capacity, self._capacity):
