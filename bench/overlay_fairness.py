@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dgdrf.bench.grid import load_sweep
+from dgdrf.bench.grid import load_sweep, uses_neighbors
 from dgdrf.bench.staleness import is_stale
 from dgdrf.bench.store import read_records
 from dgdrf.model.notions import notion
@@ -77,7 +77,7 @@ def main(out: Path) -> None:
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for r in ok:
         p = r["params"]
-        groups[(p["loss"], p["churn_departures"], p["policy"], p["neighbors"] if POLICIES[p["policy"]].distributed else 0)].append(r)
+        groups[(p["loss"], p["churn_departures"], p["policy"], p["neighbors"] if uses_neighbors(p["policy"]) else 0)].append(r)
     order = {name: i for i, name in enumerate(spec.policies)}
     for loss in spec.params.get("loss", [0.0]):
         for churn in spec.params.get("churn_departures", [0]):

@@ -151,10 +151,12 @@ class SweepSpec:
 
 
 def uses_neighbors(policy: str) -> bool:
-    """Whether a policy's results depend on the overlay's neighbour count."""
+    """Whether a policy's results depend on the overlay's neighbour count (d-psdsf's do
+    not: its gossip goes to random Cyclon peers, whatever P)."""
     from dgdrf.policies import POLICIES
 
-    return POLICIES[policy].distributed
+    cls = POLICIES[policy]
+    return cls.distributed and cls.uses_neighbor_count
 
 
 def run_key(params: dict[str, Any]) -> str:

@@ -55,6 +55,9 @@ class Policy(ABC):
     distributed: ClassVar[bool] = False
     #: whether the policy's servers run a gradient overlay (DistributedPolicy.make_gradient)
     uses_gradient: ClassVar[bool] = False
+    #: whether what it does depends on ``--neighbors`` (P): a sweep runs a policy that
+    #: does not once, at its first neighbour count, as it does a centralized one
+    uses_neighbor_count: ClassVar[bool] = True
     #: its servers keep fixed neighbours whose answers they wait for (DDRF's shares,
     #: probes' loads): in network mode they are told of members going down (MemberDown)
     servers_track_members: ClassVar[bool] = False

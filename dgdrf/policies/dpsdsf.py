@@ -147,6 +147,7 @@ class DPSDSF(DistributedPolicy):
     description = "each server offers itself to the lowest per-server dominant share among the users it knows by gossip (Kesidis et al. eq. 12; issue 35)"
     notion_name = "psdsf"
     offers = True  # judged as an offer of the server the task went to (nodes/collector.py)
+    uses_neighbor_count = False  # news goes to random Cyclon peers, whatever P
 
     def _meter(self, server, cyclon, roles: list[Role]) -> ShareMeter | None:
         return PerServerShareMeter(server.capacity.tolist())
