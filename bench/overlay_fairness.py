@@ -21,6 +21,7 @@ Reads the sweep's records (bench/overlay-fairness-40x8.toml) and prints:
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -124,4 +125,6 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "bench" / "results" / "overlay-fairness-40x8")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("out", nargs="?", type=Path, default=ROOT / "bench" / "results" / "overlay-fairness-40x8", help="the sweep's results directory")
+    main(ap.parse_args().out)

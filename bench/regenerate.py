@@ -268,6 +268,12 @@ TABLE: tuple[Artefact, ...] = (
              "~17 min on two cores (17 runs of an hour of Google-like jobs on 100 servers, ~100-130 s each)"),
     Artefact((f"{R}/distributed-psdsf.txt",), "run", ("python bench/distributed_psdsf.py > bench/results/distributed-psdsf.txt",),
              "~12 min on two cores (12 runs: 6 of an hour of Google-like jobs on 100 servers, 6 of a quarter hour on 40; d-psdsf 60-200 s each)"),
+    # issue 35's acceptance sweep: the seed-1 part first, then the whole (it resumes), then the summary
+    _sweep("overlay-fairness-40x8", ("dgdrf sweep bench/overlay-fairness-40x8-seed1.toml --out bench/results/overlay-fairness-40x8",
+                                     "dgdrf sweep bench/overlay-fairness-40x8.toml --out bench/results/overlay-fairness-40x8"),
+           "~2 h on 2 cores (300 runs, 100 a seed, ~40 min a seed on 2 cores)", ("configs/google-finite-40x8.toml",)),
+    Artefact((f"{R}/overlay-fairness-40x8.txt",), "report", ("python bench/overlay_fairness.py bench/results/overlay-fairness-40x8 > bench/results/overlay-fairness-40x8.txt",),
+             "seconds", tuple(f"{R}/overlay-fairness-40x8/{f}" for f in ("results.jsonl", "sweep.json"))),
     Artefact((f"{R}/google-finite-100x20-room-notices.txt",), "run",
              ("dgdrf run --scenario configs/google-finite-100x20.toml --policy dgdrf,pdgdrf,ddrf-random --room-notices > bench/results/google-finite-100x20-room-notices.txt",),
              "~5 min on one core (3 runs of an hour of Google-like jobs)", note="the run table; its wall-time row varies with the machine's load"),
