@@ -273,6 +273,7 @@ TABLE: tuple[Artefact, ...] = (
                                      "dgdrf sweep bench/overlay-fairness-40x8.toml --out bench/results/overlay-fairness-40x8"),
            "~2 h on 2 cores (300 runs, 100 a seed, ~40 min a seed on 2 cores)", ("configs/google-finite-40x8.toml",)),
     Artefact((f"{R}/central-loss-errors-40x8.txt",), "run", ("python bench/central_loss_errors.py > bench/results/central-loss-errors-40x8.txt",), "~15 s on one core"),
+    Artefact((f"{R}/sharing-below-40x8.txt",), "run", ("python bench/sharing_below.py > bench/results/sharing-below-40x8.txt",), "~1.5 min on one core (2 runs of dg-tsf)"),
     Artefact((f"{R}/overlay-fairness-40x8.txt",), "report", ("python bench/overlay_fairness.py bench/results/overlay-fairness-40x8 > bench/results/overlay-fairness-40x8.txt",),
              "seconds", tuple(f"{R}/overlay-fairness-40x8/{f}" for f in ("results.jsonl", "sweep.json"))),
     Artefact((f"{R}/google-finite-100x20-room-notices.txt",), "run",
