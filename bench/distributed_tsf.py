@@ -2,6 +2,7 @@
 
     python bench/distributed_tsf.py --census > bench/results/distributed-tsf-100x20.txt
     python bench/distributed_tsf.py --census --no-room-notices    # the same without room notices
+    python bench/distributed_tsf.py --gradient-announce > bench/results/distributed-tsf-100x20-announce.txt
 
 Runs ``tsf`` (server offers), ``dg-tsf`` and ``pdg-tsf`` on the constrained Google-like
 scenario (configs/google-finite-100x20.toml: 100 servers, 20 users, half the jobs
@@ -100,10 +101,14 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--census", action="store_true", help="also the push-sum census runs")
     ap.add_argument("--no-room-notices", action="store_true", help="the gradient runs without room notices (policies/local.py)")
+    ap.add_argument("--gradient-announce", action="store_true", help="only dg-tsf, with --gradient-announce (overlay/gradient.py Gradient.announce), and tsf")
     a = ap.parse_args()
     off = {"room_notices": False} if a.no_room_notices else {}
     jobs = [("tsf", s, 4, {}) for s in range(1, a.seeds + 1)]
-    jobs += [(p, s, n, dict(off)) for p in ("dg-tsf", "pdg-tsf") for n in (3, 4) for s in range(1, a.seeds + 1)]
+    if a.gradient_announce:
+        jobs += [("dg-tsf", s, n, {**off, "gradient_announce": True}) for n in (3, 4) for s in range(1, a.seeds + 1)]
+    else:
+        jobs += [(p, s, n, dict(off)) for p in ("dg-tsf", "pdg-tsf") for n in (3, 4) for s in range(1, a.seeds + 1)]
     if a.census:
         jobs += [("dg-tsf", 1, 4, {"capacity_knowledge": "pushsum", "warmup": w, **off}) for w in (10.0, 30.0)]
     with multiprocessing.Pool(a.workers) as pool:
@@ -114,7 +119,7 @@ def main() -> None:
     print("-" * len(head))
     for r in rows:
         causes = ", ".join(f"{k} {r['causes'][k]}" for k in CAUSES if r["causes"].get(k))
-        extra = " ".join(f"{k}={v}" for k, v in r["extra"].items() if k != "room_notices")
+        extra = " ".join(f"{k}={v}" for k, v in r["extra"].items() if k not in ("room_notices", "gradient_announce")) + (" announce" if r["extra"].get("gradient_announce") else "")
         print(f"{r['policy']:8} {r['P']:>2} {r['seed']:>4} {r['end']:8} {r['allocations']:>6} {r['errors']:>7.2%} {r['errors5']:>7.2%} {r['min_avg']:>8.5f} {r['jct_mean']:>8.1f} {r['jct_p95']:>8.1f} {r['makespan']:>8.1f} {r['msgs_per_task']:>8.0f} {r['violations']:>4}  {causes} {extra}")
     for r in rows:
         if r["extra"].get("capacity_knowledge") == "pushsum":

@@ -266,6 +266,8 @@ TABLE: tuple[Artefact, ...] = (
              note="records each run's wall and CPU time: they vary with the machine's load"),
     Artefact((f"{R}/distributed-tsf-100x20.txt",), "run", ("python bench/distributed_tsf.py --census > bench/results/distributed-tsf-100x20.txt",),
              "~17 min on two cores (17 runs of an hour of Google-like jobs on 100 servers, ~100-130 s each)"),
+    Artefact((f"{R}/distributed-tsf-100x20-announce.txt",), "run", ("python bench/distributed_tsf.py --gradient-announce > bench/results/distributed-tsf-100x20-announce.txt",),
+             "~25 min on one core (9 runs of an hour of Google-like jobs on 100 servers)"),
     Artefact((f"{R}/distributed-psdsf.txt",), "run", ("python bench/distributed_psdsf.py > bench/results/distributed-psdsf.txt",),
              "~12 min on two cores (12 runs: 6 of an hour of Google-like jobs on 100 servers, 6 of a quarter hour on 40; d-psdsf 60-200 s each)"),
     # issue 35's acceptance sweep: the seed-1 part first, then the whole (it resumes), then the summary

@@ -114,3 +114,33 @@ def test_a_server_that_left_counts_in_no_users_units():
     ledger.release(u, 1)  # its task is lost with it
     ledger.allocate(u, 0)
     assert tsf.shares(ledger)[u] == pytest.approx(1 / 4) and psdsf.shares(ledger)[u] == pytest.approx(0.25)
+
+
+def test_a_rise_is_announced_to_every_server_with_users_remembered():
+    """Gradient.announce (``--gradient-announce``) tells each node of finite utility
+    remembered or in view, in address order; never a node without users, nor itself."""
+    import math
+
+    from dgdrf.overlay.gradient import Gradient
+
+    g = Gradient(lambda: -0.25, 2)
+    g.me, g._salt_crc = "me", 7
+    for i, u in enumerate([-0.5, -math.inf, -0.75, -0.1]):
+        g._merge(f"n{i}", u, i + 1, [])
+    g._merge("me", -0.25, 9, [])
+    assert g.announce_targets() == ["n0", "n2", "n3"]
+
+
+@pytest.mark.slow
+def test_announcing_rises_cuts_dg_tsfs_errors_on_finite_jobs():
+    """When a home user's share falls (a task of its ended) its server's utility rises; the
+    old centre and its lowest neighbour hear of it at their next exchanges with it, and
+    until then the old centre's validation passes. Announcing the rise at once to every
+    server with users (``--gradient-announce``) takes dg-tsf's errors on a constrained
+    Google-like 10-minute load (12 servers, 6 users, load 2) from 1.8 % to 0.5 %. About
+    50 s; the 100-server hour: bench/results/distributed-tsf-100x20-announce.txt."""
+    sc = google_2011_jobs_scenario(12, 6, seed=7, horizon=600, load=2.0, constrained=0.5)
+    off = _run(sc, "dg-tsf", neighbors=3)
+    on = _run(sc, "dg-tsf", neighbors=3, gradient_announce=True)
+    assert on.stop_reason == off.stop_reason == "drained"
+    assert on.error_ratio < 0.5 * off.error_ratio, (on.error_ratio, off.error_ratio)

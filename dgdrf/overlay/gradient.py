@@ -568,6 +568,27 @@ class Gradient(GradientBase):
         u, s = self._descriptor()
         self._send_exchange(self._book.id_of(partner), _SHUFFLE, u, s)
 
+    def announce(self) -> None:
+        """Exchange at once with every node of finite utility this node remembers or holds
+        in its view, in address order: this node's utility rose (``--gradient-announce``).
+        With shares that only grow (the thesis's world) the centre moves only when it
+        allocates; with tasks that end, a user's share falls anywhere, and until the old
+        centre and its lowest neighbour hear of the new one, the old centre's validation
+        (3.3.1) passes. A shuffle each, which they answer, as a round does."""
+        targets = self.announce_targets()
+        if not targets:
+            return
+        u, s = self._descriptor()
+        for addr in targets:
+            self._send_exchange(self._book.id_of(addr), _SHUFFLE, u, s)
+
+    def announce_targets(self) -> list[str]:
+        """Whom :meth:`announce` tells: the nodes of finite utility remembered or in the
+        view (servers with users, eq. 4.2), in address order."""
+        targets = {a for a, (u, _) in self.remembered.items() if u != _NEG_INF} | {a for a, (u, _) in self.view.items() if u != _NEG_INF}
+        targets.discard(self.me)
+        return sorted(targets)
+
     def _send_exchange(self, dst: int, tag: int, u: float, s: int) -> None:
         """Send node id ``dst`` this node's descriptor and view (GradientShuffle or
         GradientReply: ``tag``) as a frame (:func:`exchange_frame`; compiled, from the

@@ -48,6 +48,12 @@ docs/notes/2026-11-24-pdgdrf-gini-neighbours.md; the sweeps of fig. 5.11:
 docs/notes/2026-11-24-pdgdrf-users-fig-5-11.md). That the thesis's results need it is our
 inference, not its text; the default follows the text.
 
+With tasks that end (issue 35), a user's share falls anywhere at any moment, and the
+servers that must hear of it (the old centre and its lowest neighbour) hear at their next
+exchanges with its home, while the old centre's validation passes.
+``--gradient-announce`` (stamped gradient only) makes a server whose utility rose
+exchange at once with every server with users it remembers (Gradient.announce).
+
 Choices where the thesis is silent: a utility's ties are broken by a fixed hash of the
 user id far below any real share difference (eq. 3.11 needs a strict maximum, and at
 start every user's share is 0); a server with a validation or a placement under way
@@ -59,7 +65,7 @@ from __future__ import annotations
 import math
 
 from dgdrf.model.metrics import gini
-from dgdrf.overlay.gradient import GradientBase
+from dgdrf.overlay.gradient import Gradient, GradientBase
 from dgdrf.policies.ddrf import HomeScheduler
 from dgdrf.policies.distributed import DistributedPolicy
 from dgdrf.policies.local import TaskDesk
@@ -69,14 +75,23 @@ from dgdrf.runtime.actor import Role
 class GradientScheduler(HomeScheduler):
     """The allocation decision of DGDRF (``parallel=False``) or PDGDRF (``True``)."""
 
-    def __init__(self, desk: TaskDesk, parallel: bool, gini_overlay: bool = False) -> None:
+    def __init__(self, desk: TaskDesk, parallel: bool, gini_overlay: bool = False, announce: bool = False) -> None:
         super().__init__(desk)
         self.parallel = parallel
         self.gini_overlay = gini_overlay
+        #: exchange with every server with users at once when this server's utility rose
+        #: (``--gradient-announce``, stamped gradient: Gradient.announce)
+        self.announce = announce
+        self._utility_then = -math.inf
         self.gradient: GradientBase = None  # type: ignore[assignment]  # set by the policy's wiring
         self.validating = False
 
     def on_tick(self) -> None:
+        if self.announce:
+            u = self.home.utility()
+            if u > self._utility_then:
+                self.gradient.announce()  # type: ignore[attr-defined]  # wired only with the stamped gradient
+            self._utility_then = u
         if self.validating:
             return
         low = self.home.lowest()
@@ -130,6 +145,7 @@ class _GradientPolicy(DistributedPolicy):
         roles, cyclon, desk = self.common_roles(server)
         sched = GradientScheduler(desk, self.parallel, gini_overlay=self.options.gini_neighbours == "overlay")
         gradient = self.make_gradient(sched.home.utility, cyclon)
+        sched.announce = self.options.gradient_announce and isinstance(gradient, Gradient)
         sched.gradient = gradient
         roles += [gradient, sched]
         return roles
