@@ -54,7 +54,7 @@ PROTOCOLS = ("cyclon", "gradient", "pushsum")
 
 
 #: the overlay and transport options an overlay run alone leaves out (why: OverlayConfig)
-LEFT_OUT = ("cyclon_period", "gradient_period", "idle_gossip")
+LEFT_OUT = ("cyclon_period", "gradient_period", "idle_gossip", "gradient_announce")
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,9 @@ class OverlayConfig:
     ``cyclon_period`` and ``gradient_period``, because every protocol of an overlay run
     runs at one period, ``period``, the cycle its figures are counted in; and
     ``idle_gossip``, which quiets the nodes without users (utility -inf), because every
-    node of an overlay run has a finite utility, so it would change nothing.
+    node of an overlay run has a finite utility, so it would change nothing; and
+    ``gradient_announce``, which a policy's scheduler triggers when its users' shares fall,
+    because an overlay run's utilities are fixed.
     """
 
     protocol: str = option("cyclon", "the protocol run alone", choices=PROTOCOLS)

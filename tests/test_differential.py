@@ -484,8 +484,9 @@ def test_ledger_drf_steps_are_the_definitions(cluster, best):
 # -- the fairness notions' kept per-user sums (model/notions.py RowSums) against a recount ------------
 def _recount_shares(name: str, ledger: AllocationLedger) -> np.ndarray:
     """A notion's shares from the whole users x servers matrices, as the definitions read:
-    h_i, M_i (Wang et al. §V-B, App. B-C) and K_n (Kesidis et al. eq. 13)."""
-    elig = ledger.eligibility()
+    h_i, M_i (Wang et al. §V-B, App. B-C) and K_n (Kesidis et al. eq. 13), over the
+    servers still there (a server that left counts for nobody)."""
+    elig = ledger.eligibility() & ledger.live()[None, :]
     if name == "psdsf":
         d, c = ledger.demand[:, None, :], ledger.capacity[None, :, :]
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -493,7 +494,7 @@ def _recount_shares(name: str, ledger: AllocationLedger) -> np.ndarray:
             ratio = np.where((d > 0) & (c <= 0), np.inf, ratio)
         per = np.where(elig, ratio.max(axis=-1), 0.0)
         return ledger.tasks * np.where(np.isfinite(per), per, 0.0).sum(axis=1) / ledger.weight
-    per = tasks_per_server(ledger.capacity, ledger.demand)
+    per = tasks_per_server(ledger.capacity, ledger.demand) * ledger.live()[None, :]
     units = (per * elig if name == "cdrf" else per).sum(axis=1) * ledger.weight
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(units > 0, ledger.tasks / np.where(units > 0, units, 1.0), np.where(ledger.tasks > 0, np.inf, 0.0))
