@@ -31,11 +31,11 @@ def test_a_guarantee_counts_whole_tasks_of_the_slice_on_live_eligible_servers():
     demand = np.array([[1.0, 1.0], [1.0, 1.0]])
     total = cap.sum(axis=0)
     both = np.ones((2, 2), dtype=bool)
-    w = np.ones(2)
-    assert guarantee_shares(cap, np.array([True, True]), demand, both, w, total) == pytest.approx([3 / 7, 3 / 7])
+    halves = np.full(2, 0.5)
+    assert guarantee_shares(cap, np.array([True, True]), demand, both, halves, total) == pytest.approx([3 / 7, 3 / 7])
     only_first = np.array([[True, False], [True, True]])
-    assert guarantee_shares(cap, np.array([True, True]), demand, only_first, w, total) == pytest.approx([2 / 7, 3 / 7])
-    assert guarantee_shares(cap, np.array([True, False]), demand, both, w, total, np.array([1])) == pytest.approx([2 / 7])
+    assert guarantee_shares(cap, np.array([True, True]), demand, only_first, halves, total) == pytest.approx([2 / 7, 3 / 7])
+    assert guarantee_shares(cap, np.array([True, False]), demand[1:], both[1:], halves[1:], total) == pytest.approx([2 / 7])
 
 
 def test_a_newcomer_waits_below_its_slice_until_tasks_end():

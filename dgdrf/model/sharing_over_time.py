@@ -52,17 +52,15 @@ TOLERANCE = 1e-9
 FLOOR_SLACK = 1e-9
 
 
-def guarantee_shares(capacity: np.ndarray, live: np.ndarray, demand: np.ndarray, eligible: np.ndarray, weight: np.ndarray, total: np.ndarray, users: np.ndarray | None = None) -> np.ndarray:
-    """Each user's (or each of ``users``') guarantee as a dominant share: its slice of every
-    live server its next task may use, in whole tasks of ``demand`` (users x resources),
-    times one task's dominant share over the cluster total ``total``."""
-    rows = np.arange(len(demand)) if users is None else np.asarray(users)
-    d = demand[rows]
-    slice_ = weight[rows] / weight.sum() if weight.sum() > 0 else np.zeros(len(rows))
-    per = tasks_per_server(capacity, d, divisible=True)  # (rows, S)
-    whole = np.floor(per * slice_[:, None] + FLOOR_SLACK) * (eligible[rows] & live[None, :])
+def guarantee_shares(capacity: np.ndarray, live: np.ndarray, demand: np.ndarray, eligible: np.ndarray, slices: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """Per row of users (``demand``: their next tasks', ``eligible``: the servers their
+    constraints admit, ``slices``: w_i / Σ_j w_j), the guarantee as a dominant share: the
+    whole tasks its slice of every live server it may use runs, times one task's dominant
+    share over the cluster total ``total``."""
+    per = tasks_per_server(capacity, demand, divisible=True)  # (users, servers)
+    whole = np.floor(per * slices[:, None] + FLOOR_SLACK) * (eligible & live[None, :])
     safe = np.where(total > 0, total, 1.0)
-    one = np.where(total > 0, d / safe, 0.0).max(axis=1) if d.size else np.zeros(len(rows))
+    one = np.where(total > 0, demand / safe, 0.0).max(axis=1) if demand.size else np.zeros(len(demand))
     return whole.sum(axis=1) * one
 
 

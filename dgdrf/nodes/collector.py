@@ -178,15 +178,15 @@ class Collector:
 
     def _shares_changed(self, time: float) -> None:
         ledger = self.ledger
-        if self.timeline is None and self.sharing is None:
-            return
-        dominant = ledger.shares()
-        if self.timeline is not None:
-            self.timeline.changed(time, dominant if self.notion is None else self.shares(), ledger.tasked())
+        if self.timeline is None:
+            return  # (sharing over time is kept only where tasks end, which a timeline always is)
+        shares = self.shares()
+        self.timeline.changed(time, shares, ledger.tasked())
         if self.sharing is not None:
+            dominant = shares if self.notion is None else ledger.shares()
             stale = np.flatnonzero(ledger.row_changed_at != self._guaranteed_at)
             if len(stale):  # the users whose next task changed since (or every user, after a server left)
-                self._guarantees[stale] = guarantee_shares(ledger.capacity, ledger.live(), ledger.demand, ledger.eligibility(), ledger.weight, ledger.total, stale)
+                self._guarantees[stale] = guarantee_shares(ledger.capacity, ledger.live(), ledger.demand[stale], ledger.eligibility_rows(stale), ledger.weight[stale] / ledger.weight.sum(), ledger.total)
                 self._guaranteed_at[stale] = ledger.row_changed_at[stale]
             for i in self._pending_stale:
                 self._pending_share[i] = sum(n * ledger.dominant_share(d) for d, n in self.jobs.pending_demands(ledger.user_ids[i]).items())

@@ -75,13 +75,13 @@ from dgdrf.runtime.actor import Role
 class GradientScheduler(HomeScheduler):
     """The allocation decision of DGDRF (``parallel=False``) or PDGDRF (``True``)."""
 
-    def __init__(self, desk: TaskDesk, parallel: bool, gini_overlay: bool = False, announce: bool = False) -> None:
+    def __init__(self, desk: TaskDesk, parallel: bool, gini_overlay: bool = False) -> None:
         super().__init__(desk)
         self.parallel = parallel
         self.gini_overlay = gini_overlay
         #: exchange with every server with users at once when this server's utility rose
-        #: (``--gradient-announce``, stamped gradient: Gradient.announce)
-        self.announce = announce
+        #: (``--gradient-announce``, stamped gradient: Gradient.announce; set by the wiring)
+        self.announce = False
         self._utility_then = -math.inf
         self.gradient: GradientBase = None  # type: ignore[assignment]  # set by the policy's wiring
         self.validating = False

@@ -72,11 +72,18 @@ class UserReport:
 
     def newer_than(self, other: UserReport) -> bool:
         """Whether this report of the user supersedes ``other``."""
-        if self.task_id != other.task_id:
-            return self.task_id > other.task_id
-        if self.waiting != other.waiting:
-            return not self.waiting  # its task started, or its user went idle
-        return self.waiting and self.share < other.share  # a waiting task's user only loses tasks
+        return supersedes(self.task_id, self.waiting, self.share, other)
+
+
+def supersedes(task_id: int, waiting: bool, share: float, old: UserReport) -> bool:
+    """Whether a report (``task_id``, ``waiting``, ``share``) of a user supersedes ``old``:
+    a later task; for the same task, "no longer waiting" (it started, or its user went
+    idle); or, waiting still, a lower share (a waiting task's user only loses tasks)."""
+    if task_id != old.task_id:
+        return task_id > old.task_id
+    if waiting != old.waiting:
+        return not waiting
+    return waiting and share < old.share
 
 
 def home_report(user: str, home: str, request, share: float, waiting: bool) -> UserReport:
@@ -227,8 +234,8 @@ class UserDirectory(Role):
             numbers = msg.numbers[i]
             task_id, share, waiting = int(numbers[0]), numbers[1], numbers[4] == 1.0
             old = known.get(user)
-            if old is not None and not (task_id > old.task_id or (task_id == old.task_id and ((old.waiting and not waiting) or (waiting and old.waiting and share < old.share)))):
-                continue  # not newer (UserReport.newer_than, before building the report)
+            if old is not None and not supersedes(task_id, waiting, share, old):
+                continue  # not newer: nothing to build
             try:
                 traits = task_traits(numbers[2], numbers[3], msg.eligible[i], msg.requires[i], 0.0, 0)
             except (TypeError, ValueError) as exc:
