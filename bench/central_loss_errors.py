@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 
 from dgdrf.config import RunConfig, load_scenario
 from dgdrf.policies.centralized import CentralScheduler
@@ -35,9 +34,7 @@ class Where(Observer):
             return
         c = world.collector
         led = c.ledger
-        s = led.server_index[rec.server]
-        scores, fit = c.notion.scores(led, s), led.fit[:, s]
-        uid = led.user_ids[int(np.flatnonzero(fit)[np.argmin(scores[fit])])]
+        uid = led.user_ids[c.lowest_competitor(led.server_index[rec.server])]
         if uid in self.scheduler.pending:
             self.causes["at the scheduler"] += 1
         elif c.current.get(uid) == -1:

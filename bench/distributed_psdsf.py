@@ -30,7 +30,6 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = (ROOT / "configs" / "google-finite-100x20.toml", ROOT / "configs" / "google-finite-40x8.toml")
@@ -58,9 +57,7 @@ def _run(job: tuple[str, str, int, int]) -> dict:
                 return
             c = w.collector
             led = c.ledger
-            s = led.server_index[rec.server]
-            scores, fit = c.notion.scores(led, s), led.fit[:, s]
-            i = int(np.flatnonzero(fit)[np.argmin(scores[fit])])
+            i = c.lowest_competitor(led.server_index[rec.server])
             uid = led.user_ids[i]
             sched = self.servers[rec.server]
             known = sched.directory.known.get(uid)

@@ -32,7 +32,6 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "configs" / "google-finite-100x20.toml"
@@ -67,9 +66,7 @@ def _run(job: tuple[str, int, int, dict]) -> dict:
             if not rec.share_before > rec.min_share * (1 + 1e-9) + 1e-12:
                 return
             led = c.ledger
-            shares = c.notion.shares(led) if c.notion is not None else led.shares()
-            low = np.flatnonzero(led.fits_anywhere() & (shares <= rec.min_share + 1e-15))
-            uid = led.user_ids[int(low[0])]
+            uid = led.user_ids[c.lowest_competitor(led.server_index[rec.server])]
             hu = next((h.home.users[uid] for h in self.homes if uid in h.home.users), None)
             if hu is None:
                 cause = "unknown"

@@ -64,8 +64,8 @@ class ErrorCauses(Observer):
             return
         c = world.collector
         ledger = c.ledger
-        shares = c.notion.shares(ledger) if c.notion is not None else ledger.shares()
-        low = int(np.flatnonzero(ledger.fits_anywhere() & (shares <= rec.min_share + 1e-15))[0])
+        shares = c.judged_against(ledger.server_index[rec.server])[0]
+        low = c.lowest_competitor(ledger.server_index[rec.server])
         uid = ledger.user_ids[low]
         home = next((h for h in self.homes if uid in h.home.users), None)
         cause = "unknown" if home is None else self._state(home, uid, float(shares[low]))

@@ -335,12 +335,7 @@ class Collector:
         tracked = user in self.jobs.work
         if tracked:
             self._advance(time)
-        if self.notion is None:
-            shares = ledger.shares()
-            eligible = ledger.fits_anywhere()
-        else:  # the notion's own share; an offer competes only with those fitting where it went
-            shares = self.notion.scores(ledger, s) if self.offers else self.notion.shares(ledger)
-            eligible = ledger.fit[:, s].copy() if self.offers else ledger.fits_anywhere()
+        shares, eligible = self.judged_against(s)
         g_min = float(shares[eligible].min()) if eligible.any() else float(shares[u])
         g_u = float(shares[u])
         record = AllocationRecord(time, user, task_id, server, g_u, g_min)
@@ -407,6 +402,27 @@ class Collector:
             ledger.release(u, ledger.server_index[r.server], self.jobs.work[user].specs[r.ref.job].demand)
             self._shares_changed(time)
         self._follow(user, u)
+
+    def judged_against(self, server: int) -> tuple[np.ndarray, np.ndarray]:
+        """What an allocation on ``server`` (its index) is judged against now: every user's
+        share under the run's notion, and which users compete (their next task fits
+        somewhere; with server offers, fits on that server, scored for it)."""
+        ledger = self.ledger
+        if self.notion is None:
+            return ledger.shares(), ledger.fits_anywhere()
+        if self.offers:
+            return self.notion.scores(ledger, server), ledger.fit[:, server].copy()
+        return self.notion.shares(ledger), ledger.fits_anywhere()
+
+    def lowest_competitor(self, server: int) -> int | None:
+        """The user (index) an allocation on ``server`` should have gone to now: the lowest
+        share among those it is judged against (the first, on a tie); None if none compete.
+        For observers that ask why an allocation erred (bench/error_causes.py and others)."""
+        shares, eligible = self.judged_against(server)
+        if not eligible.any():
+            return None
+        idx = np.flatnonzero(eligible)
+        return int(idx[np.argmin(shares[idx])])
 
     def excess_over_minimum(self) -> np.ndarray:
         """Per allocation: how far above the lowest eligible share its user's share was,
