@@ -114,6 +114,18 @@ def main(out: Path) -> None:
                 short = f"{np.mean([d['most_shortfall'] for d in si]):6.1%}" if si else "     -"
                 print(f"{policy:13} {k[3] if k[3] else '':>2} {len(rs):>4} {ends:18} {_fmt_range([x['error_ratio'] for x in res]):28} {jm:8.1f} {jp:7.0f} {rm} {rp} "
                       f"{mk:8.0f} {mpt:8.0f} {mavg} {below} {short}  {ref if ref != policy else ''}")
+    # the job whose first task waited longest, under each centralized reference (no loss,
+    # no departures): README's account of why drf is slow on this workload
+    print("\nthe three longest waits for a job's first task, no loss, no departures (s; the job's user, tasks and constraint)")
+    scenario = spec.datasets[0].load()
+    constraint = {(u.id, j.id): j.constraint for u in scenario.users for j in u.job_list}
+    for r in sorted(ok, key=lambda r: (order[r["params"]["policy"]], r["params"]["seed"])):
+        p = r["params"]
+        if POLICIES[p["policy"]].distributed or p["loss"] or p["churn_departures"]:
+            continue
+        for j in sorted(r["result"]["jobs"], key=lambda j: j["arrival"] - j["first_start"])[:3]:
+            req = dict(constraint[(j["user"], j["job"])].requires)
+            print(f"  {p['policy']:6} seed {p['seed']}: {j['first_start'] - j['arrival']:8.1f}  {j['user']} {j['job']} ({j['tasks']} tasks, requires {req or 'nothing'})")
     missing = [r for key, r in grid.items() if key not in {x["key"] for x in current}]
     if missing:
         by: dict[str, int] = defaultdict(int)

@@ -268,6 +268,8 @@ TABLE: tuple[Artefact, ...] = (
              "~17 min on two cores (17 runs of an hour of Google-like jobs on 100 servers, ~100-130 s each)"),
     Artefact((f"{R}/distributed-tsf-100x20-announce.txt",), "run", ("python bench/distributed_tsf.py --gradient-announce > bench/results/distributed-tsf-100x20-announce.txt",),
              "~25 min on one core (9 runs of an hour of Google-like jobs on 100 servers)"),
+    Artefact((f"{R}/dpsdsf-design.txt",), "run", ("python bench/dpsdsf_design.py > bench/results/dpsdsf-design.txt",),
+             "~2.5 min on two cores (12 quarter-hour runs of d-psdsf, 24 tiny ones, 3 runs of the hour)"),
     Artefact((f"{R}/distributed-psdsf.txt",), "run", ("python bench/distributed_psdsf.py > bench/results/distributed-psdsf.txt",),
              "~12 min on two cores (12 runs: 6 of an hour of Google-like jobs on 100 servers, 6 of a quarter hour on 40; d-psdsf 60-200 s each)"),
     # issue 35's acceptance sweep: the seed-1 part first, then the whole (it resumes), then the summary

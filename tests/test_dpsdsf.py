@@ -25,7 +25,8 @@ KESIDIS = dict(resources=["cpu", "mem"], servers=[("w1", [100, 30]), ("w2", [30,
 def test_example8_every_offer_goes_to_its_servers_lowest_score():
     """Kesidis et al.'s workers (ORACLES.md example 8), endless tasks: each worker offers
     itself, both at once, so the ending is a race's, as PS-DSF's depends on its order
-    (centralized: 20/0/0/20 or 19/2/2/19); every allocation went to the lowest K_nj on its
+    (centralized: 20/0/0/20 or 19/2/2/19; here 20/0/0/20, 20/2/0/19 or 19/0/2/20: bench/
+    results/dpsdsf-design.txt); every allocation went to the lowest K_nj on its
     worker (zero errors judged as the centralized offers are), each process has at least
     19 tasks on its matching worker, the workers hold at least 40 tasks, and the run
     saturates (no further task fits anywhere)."""

@@ -52,12 +52,12 @@ class OfferScheduler(HomeScheduler):
     skipped (at most :data:`SETTLE_TICKS` in a row), as a rumour takes a few message
     latencies to reach every server and a report still on its way may be of a user with a
     lower score. On a constrained Google-like quarter hour (40 servers, 8 users, offered
-    load 2, seed 1) this took the errors from 6.9 % to 4.4 % and the offers from 57,844 to
-    24,679 proposals for 3,854 tasks, at the same JCT. (Settling after this server's own
-    changes too, its home users' reports, gave 3.3-4.9 % errors on 3 seeds against
-    4.0-4.8 % with a third more offers, and delayed every start on a single server by up
-    to two ticks.) What errs still: the lowest user's next task was not yet known where
-    the allocation was made: its previous task had just started and its next report was
+    load 2, 3 seeds) this takes the errors from 6.9-7.3 % to 4.0-4.8 % and the proposals
+    from 15 a task to 6.4, at the same JCT. (Settling after this server's own changes
+    too, its home users' reports, gave 3.3-4.9 % errors with 8.7-9.2 proposals a task,
+    and delayed every start on a single server by up to two ticks: bench/dpsdsf_design.py,
+    record bench/results/dpsdsf-design.txt.) What errs still: the lowest user's next task
+    was not yet known where the allocation was made: its previous task had just started and its next report was
     on its way, from the user to its home and across the overlay (some 10-20 ms);
     centralized psdsf places one task a tick, so it rarely allocates inside that window
     (docs/notes/2026-11-27-psdsf-by-the-servers.md)."""
