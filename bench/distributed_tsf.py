@@ -2,13 +2,15 @@
 
     python bench/distributed_tsf.py --census > bench/results/distributed-tsf-100x20.txt
     python bench/distributed_tsf.py --census --no-room-notices    # the same without room notices
-    python bench/distributed_tsf.py --gradient-announce > bench/results/distributed-tsf-100x20-announce.txt
+    python bench/distributed_tsf.py --census --no-gradient-announce > bench/results/distributed-tsf-100x20-no-announce.txt
 
 Runs ``tsf`` (server offers), ``dg-tsf`` and ``pdg-tsf`` on the constrained Google-like
 scenario (configs/google-finite-100x20.toml: 100 servers, 20 users, half the jobs
 constrained) for seeds 1-3 and neighbour counts 3 and 4, and prints per run how it ended,
 the error ratio on the task share (exact and at 5 %), where the errors come from, the
 minimum time-averaged task share, JCT mean and p95, makespan and messages per task.
+dg-tsf runs with its defaults: room notices and the stamped gradient's announcements
+(overlay/gradient.py Gradient.announce); ``--no-gradient-announce`` runs it without them.
 
 Where errors come from: at each allocation judged an error (its user's task share above
 the lowest among users whose next task fits somewhere), an observer reads the home entry
@@ -98,14 +100,13 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--census", action="store_true", help="also the push-sum census runs")
     ap.add_argument("--no-room-notices", action="store_true", help="the gradient runs without room notices (policies/local.py)")
-    ap.add_argument("--gradient-announce", action="store_true", help="only dg-tsf, with --gradient-announce (overlay/gradient.py Gradient.announce), and tsf")
+    ap.add_argument("--no-gradient-announce", action="store_true", help="dg-tsf without announcing its servers' utility rises (overlay/gradient.py Gradient.announce)")
     a = ap.parse_args()
     off = {"room_notices": False} if a.no_room_notices else {}
+    if a.no_gradient_announce:
+        off["gradient_announce"] = False
     jobs = [("tsf", s, 4, {}) for s in range(1, a.seeds + 1)]
-    if a.gradient_announce:
-        jobs += [("dg-tsf", s, n, {**off, "gradient_announce": True}) for n in (3, 4) for s in range(1, a.seeds + 1)]
-    else:
-        jobs += [(p, s, n, dict(off)) for p in ("dg-tsf", "pdg-tsf") for n in (3, 4) for s in range(1, a.seeds + 1)]
+    jobs += [(p, s, n, dict(off)) for p in ("dg-tsf", "pdg-tsf") for n in (3, 4) for s in range(1, a.seeds + 1)]
     if a.census:
         jobs += [("dg-tsf", 1, 4, {"capacity_knowledge": "pushsum", "warmup": w, **off}) for w in (10.0, 30.0)]
     with multiprocessing.Pool(a.workers) as pool:
@@ -116,7 +117,7 @@ def main() -> None:
     print("-" * len(head))
     for r in rows:
         causes = ", ".join(f"{k} {r['causes'][k]}" for k in CAUSES if r["causes"].get(k))
-        extra = " ".join(f"{k}={v}" for k, v in r["extra"].items() if k not in ("room_notices", "gradient_announce")) + (" announce" if r["extra"].get("gradient_announce") else "")
+        extra = " ".join(f"{k}={v}" for k, v in r["extra"].items() if k not in ("room_notices", "gradient_announce"))
         print(f"{r['policy']:8} {r['P']:>2} {r['seed']:>4} {r['end']:8} {r['allocations']:>6} {r['errors']:>7.2%} {r['errors5']:>7.2%} {r['min_avg']:>8.5f} {r['jct_mean']:>8.1f} {r['jct_p95']:>8.1f} {r['makespan']:>8.1f} {r['msgs_per_task']:>8.0f} {r['violations']:>4}  {causes} {extra}")
     for r in rows:
         if r["extra"].get("capacity_knowledge") == "pushsum":

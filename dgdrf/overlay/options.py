@@ -38,8 +38,9 @@ class OverlayOptions:
         None, "stamped gradient: bound on the nodes remembered beyond the view and reconsidered at every selection (0: none, as the toolbox)",
         kind="int", lo=0, none_means="a server with users remembers every server with users it hears of, one without the 4P+16 most recent", label=True,
     )
-    gradient_announce: bool = option(
-        False, "stamped gradient: a server whose utility rose (a home user's share fell, or its task became placeable) exchanges at once with every server with users it remembers, rather than at its next rounds",
+    gradient_announce: bool | None = option(
+        None, "stamped gradient: a server whose utility rose (a home user's share fell, or its task became placeable) exchanges at once with every server with users it remembers, rather than at its next rounds",
+        kind="bool", none_means="on for dg-tsf; off for dgdrf and pdgdrf, whose recorded runs it would make stale (and with the toolbox gradient, which has no memory to announce to)",
         thesis="not in the thesis, whose shares only grow (issue 35: the centre's lag when shares fall)",
     )
     gradient_old_threshold: int = option(DEFAULT_OLD_THRESHOLD, "toolbox gradient: age (exchanges) at which a node's oldest entry leaves its view", lo=1, thesis="the toolbox's reference configuration")

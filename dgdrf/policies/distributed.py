@@ -33,6 +33,10 @@ class DistributedPolicy(Policy):
     #: (policies/local.py): off for the thesis's policies, so that their recorded runs,
     #: whose behaviour fingerprints cover finite jobs too, stay current
     room_notices: ClassVar[bool] = False
+    #: whether its stamped gradient announces a rise of this server's utility at once
+    #: unless ``--gradient-announce`` says otherwise (overlay/gradient.py Gradient.announce):
+    #: off for the thesis's policies, for the same reason as room notices
+    gradient_announce: ClassVar[bool] = False
 
     def gateway_routing(self) -> Routing:
         return HomeRouting()
