@@ -83,6 +83,10 @@ class RunResult:
     #: guaranteed dominant shares averaged over the time it competed and the fraction of
     #: that time below its guarantee; None where tasks never end
     sharing_over_time: dict[str, Any] | None = None
+    #: envy-freeness over time (model/envy_over_time.py): per user, the fraction of the
+    #: sampled time it wanted more that it envied another's bundle, and beyond one task;
+    #: None where tasks never end
+    envy_over_time: dict[str, Any] | None = None
     #: samples every ``sample_every`` seconds: time, utilization per resource, shares per user
     samples: dict[str, Any] | None = None
     #: users' weights, when one is not 1; the run's time scale, when not 1
@@ -125,7 +129,7 @@ class RunResult:
 #: result keys left out of the JSON when None (they describe what the thesis's world has not)
 OPTIONAL_KEYS = (
     "churn", "jobs", "makespan", "jct_s", "queueing_delay_s", "unfinished_tasks", "time_avg_shares", "jain_time_avg", "gini_time_avg",
-    "min_time_avg_share", "sharing_over_time", "samples", "weights", "time_scale", "fairness", "notion_shares", "per_server", "audit",
+    "min_time_avg_share", "sharing_over_time", "envy_over_time", "samples", "weights", "time_scale", "fairness", "notion_shares", "per_server", "audit",
 )  # fmt: skip
 
 
@@ -166,6 +170,9 @@ def job_measures(collector: Collector, end: float) -> dict[str, Any]:
     sharing = collector.sharing_over_time(end)
     if sharing is not None:
         out["sharing_over_time"] = sharing
+    envy = collector.envy_over_time(end)
+    if envy is not None:
+        out["envy_over_time"] = envy
     if collector.timeline is not None and collector.timeline.every:
         out["samples"] = collector.timeline.series()
     if any(u.weight != 1.0 for u in scenario.users):

@@ -59,8 +59,12 @@ def _regrow(buf: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 class AllocationLedger:
     """Capacities, usage, per-user task counts and the user x server fit matrix."""
 
-    def __init__(self, n_resources: int) -> None:
+    def __init__(self, n_resources: int, bundles: bool = False) -> None:
         self.m = n_resources
+        #: whether :attr:`held` keeps every user's resources per server (users x servers x
+        #: resources): what envy compares when demands differ from job to job
+        #: (model/envy_over_time.py); off, it stays empty and costs nothing
+        self.bundles = bundles
         self.server_ids: list[str] = []
         self.server_index: dict[str, int] = {}
         self.user_ids: list[str] = []
@@ -74,6 +78,7 @@ class AllocationLedger:
         self._fit_count_buf = np.zeros(0, dtype=np.int64)  # per user: servers it fits on
         self._row_changed_buf = np.zeros(0, dtype=np.int64)
         self._placed_buf = np.zeros((0, 0), dtype=np.int64)
+        self._held_buf = np.zeros((0, 0, n_resources))
         self._fit_buf = np.zeros((0, 0), dtype=bool)
         self._weight_buf = np.ones(0)
         #: users x servers: may the user's next task run there (its constraint; False
@@ -118,6 +123,9 @@ class AllocationLedger:
         #: per user: the :attr:`rows_version` at which its next task last changed
         self.row_changed_at = self._row_changed_buf[:u]
         self.placed = self._placed_buf[:u, :n]  # users x servers task counts
+        #: users x servers x resources: what each user's running tasks hold on each server
+        #: (kept only with ``bundles``)
+        self.held = self._held_buf[:u, :n] if self.bundles else self._held_buf
         self.fit = self._fit_buf[:u, :n]  # users x servers: next task fits?
         self.weight = self._weight_buf[:u]
         self._elig = self._elig_buf[:u, :n] if self._elig_buf is not None else None
@@ -131,6 +139,8 @@ class AllocationLedger:
         cols = _room(n, self._placed_buf.shape[1])
         if cols != self._placed_buf.shape[1]:
             self._placed_buf = _regrow(self._placed_buf, (self._placed_buf.shape[0], cols))
+            if self.bundles:
+                self._held_buf = _regrow(self._held_buf, (self._held_buf.shape[0], cols, self.m))
             self._fit_buf = _regrow(self._fit_buf, (self._fit_buf.shape[0], cols))
             if self._elig_buf is not None:
                 self._elig_buf = _regrow(self._elig_buf, (self._elig_buf.shape[0], cols))
@@ -148,6 +158,8 @@ class AllocationLedger:
         rows = _room(u, self._placed_buf.shape[0])
         if rows != self._placed_buf.shape[0]:
             self._placed_buf = _regrow(self._placed_buf, (rows, self._placed_buf.shape[1]))
+            if self.bundles:
+                self._held_buf = _regrow(self._held_buf, (rows, self._held_buf.shape[1], self.m))
             self._fit_buf = _regrow(self._fit_buf, (rows, self._fit_buf.shape[1]))
             if self._elig_buf is not None:
                 self._elig_buf = _regrow(self._elig_buf, (rows, self._elig_buf.shape[1]))
@@ -481,6 +493,8 @@ class AllocationLedger:
         self.used[server] += d
         self.tasks[user] += 1
         self.placed[user, server] += 1
+        if self.bundles:
+            self.held[user, server] += d
         if user in self._by_demand:
             key = tuple(d.tolist())
             self._by_demand[user][key] = self._by_demand[user].get(key, 0) + 1
@@ -498,6 +512,8 @@ class AllocationLedger:
             self.capacity[server] = np.maximum(self.used[server], 0.0)  # a server gone stays full
         self.tasks[user] -= 1
         self.placed[user, server] -= 1
+        if self.bundles:
+            self.held[user, server] -= d
         if user in self._by_demand:
             key = tuple(d.tolist())
             left = self._by_demand[user].get(key, 0) - 1

@@ -33,9 +33,8 @@ the cluster to itself. Our reading, measured over the run:
 model/timeline.py. It is the wrong span here: a user of small tasks that never nears its
 slice waits only while each task is placed, and is below its guarantee all of that time.)
 
-Envy-freeness over time is not measured: it compares bundles of resources per server,
-and the ledger keeps per (user, server) only task counts, whose demands differ from job to
-job.
+Envy-freeness over time, which compares bundles of resources per server, is
+model/envy_over_time.py.
 """
 
 from __future__ import annotations

@@ -42,6 +42,7 @@ from dgdrf.model.ledger import AllocationLedger
 from dgdrf.model.notions import DominantShare, FairnessNotion
 from dgdrf.model.resources import SHARE_TIE_TOLERANCE
 from dgdrf.model.scenario import Scenario
+from dgdrf.model.envy_over_time import EnvyOverTime
 from dgdrf.model.sharing_over_time import SharingOverTime, guarantee_shares
 from dgdrf.model.timeline import Timeline
 from dgdrf.nodes.stop_rules import final_reason
@@ -126,7 +127,8 @@ class Collector:
     def __post_init__(self) -> None:
         if isinstance(self.notion, DominantShare) and not self.offers:
             self.notion = None  # the thesis's own path, float for float
-        self.ledger = AllocationLedger(len(self.scenario.resources))
+        bundles = self.scenario.finishing and EnvyOverTime.measurable(len(self.scenario.users), len(self.scenario.servers))  # envy over time
+        self.ledger = AllocationLedger(len(self.scenario.resources), bundles=bundles)
         self.ledger.reserve(len(self.scenario.servers), len(self.scenario.users))  # no spare room
         for s in self.scenario.servers:
             self.ledger.add_server(s.id, s.capacity, s.attribute_map)
@@ -149,6 +151,8 @@ class Collector:
         self.timeline = Timeline(list(self.ledger.user_ids), list(self.scenario.resources), self.start, every) if every or not self.scenario.classic else None
         #: sharing incentive over time (model/sharing_over_time.py), where tasks end
         self.sharing = SharingOverTime(list(self.ledger.user_ids), self.start) if self.scenario.finishing else None
+        #: envy-freeness over time (model/envy_over_time.py), where tasks end, at the samples
+        self.envy = EnvyOverTime(list(self.ledger.user_ids), len(self.ledger.server_ids)) if self.scenario.finishing and self.timeline is not None and self.timeline.every else None
         self._guarantees = np.zeros(len(self.ledger.user_ids))
         self._guaranteed_at = np.full(len(self.ledger.user_ids), -1, dtype=np.int64)  # the rows_version each was computed at
         self._pending_share = np.zeros(len(self.ledger.user_ids))  # the dominant shares of each user's waiting tasks
@@ -266,6 +270,9 @@ class Collector:
             used, cap = ledger.used.sum(axis=0), ledger.capacity.sum(axis=0)
             util = np.where(cap > 0, used / np.where(cap > 0, cap, 1.0), 0.0)
             self.timeline.sample(now, util, int(ledger.tasks.sum()))
+            if self.envy is not None:
+                waiting = [sum(self.jobs.pending_demands(u).values()) for u in ledger.user_ids]
+                self.envy.sample(now, ledger.held, ledger.demand, ledger.eligibility() & ledger.live()[None, :], ledger.weight, ledger.tasked(), ledger.tasks + np.array(waiting))
 
     def _on_submitted(self, user: str, time: float, f: dict[str, Any]) -> None:
         if not self._track(user, f["task_id"]):
@@ -474,6 +481,11 @@ class Collector:
         """Sharing incentive over the run (model/sharing_over_time.py; None where tasks
         never end)."""
         return None if self.sharing is None else self.sharing.result(end)
+
+    def envy_over_time(self, end: float) -> dict[str, Any] | None:
+        """Envy-freeness over the run (model/envy_over_time.py; None where tasks never end
+        or nothing is sampled)."""
+        return None if self.envy is None else self.envy.result(end)
 
     def time_averaged_shares(self, end: float) -> np.ndarray | None:
         """Each user's (weighted) share averaged over the run (None without a timeline)."""
