@@ -135,6 +135,7 @@ def policy_options(scenario: Scenario, config: RunConfig) -> PolicyOptions:
     return PolicyOptions(
         **shared, central=first, gateway=GATEWAY, bootstrap=BOOTSTRAP, total_capacity=tuple(float(x) for x in scenario.total_capacity()),
         server_kinds=tuple((tuple(float(c) for c in s.capacity), tuple(sorted(s.attribute_map.items()))) for s in scenario.servers),
+        server_ids=tuple(s.id for s in scenario.servers),
         initiator=first, extras=config.extras,
     )
 

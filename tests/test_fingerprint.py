@@ -138,6 +138,27 @@ def test_a_record_that_took_a_changed_path_is_stale_and_no_other():
     old = _record("fifo", None)  # made before fingerprints and path revisions
     assert not is_stale(old | {"result": {"events": {}}}) and is_stale(old | {"result": {"events": {"task_overdue": 4}}})
     assert stale_because(made({"task_overdue": 1}, None)) == ["task_overdue path now 2"]  # what a report says
+
+
+def test_a_path_only_some_policies_changed_makes_only_their_records_stale():
+    """POLICY_PATH_REVISIONS: servers_down 2 for dg-tsf and pdg-tsf (a server reported
+    down leaves their census). A dgdrf record that counted departures stays current; a
+    dg-tsf one is stale unless it names revision 2, as a new record's marks do."""
+    from dgdrf.bench.staleness import marks
+
+    def made(policy: str, variant: str, paths: dict) -> dict:
+        rec = _record(policy, committed()[f"{policy}/{variant}"])
+        rec["result"] = {"events": {"servers_down": 4}}
+        rec["provenance"]["paths"] = paths
+        return rec
+
+    assert not is_stale(made("dgdrf", "stamped", dict(PATH_REVISIONS)))
+    assert stale_because(made("dg-tsf", "stamped", dict(PATH_REVISIONS))) == ["servers_down path now 2"]
+    assert not is_stale(made("dg-tsf", "stamped", marks({"policy": "dg-tsf"})["paths"]))
+    assert not is_stale(made("pdg-tsf", "toolbox", marks({"policy": "pdg-tsf"})["paths"]))
+    no_departures = made("dg-tsf", "stamped", dict(PATH_REVISIONS))
+    no_departures["result"] = {"events": {}}
+    assert not is_stale(no_departures)
     assert stale_because(_record("drf", "0000000000000000")) == ["behaviour fingerprint changed"]
 
 

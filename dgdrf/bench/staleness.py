@@ -10,7 +10,7 @@ A record is stale for any of three reasons (:func:`stale_because` names them):
   (:func:`revision_params`). What records made before fingerprints have, and what a
   change visible only at scale still raises.
 - paths (its result's ``events`` and its provenance's ``paths``): it took a code path
-  that has changed since (:data:`PATH_REVISIONS`).
+  that has changed since (:data:`PATH_REVISIONS`, :data:`POLICY_PATH_REVISIONS`).
 - behaviour (its provenance's ``behaviour`` and ``behaviour_scheme``): its policy's
   behaviour fingerprint (dgdrf/bench/fingerprint.py) is not the committed one
   (:func:`behaviour_changed`). A record of an earlier fingerprint scheme is compared
@@ -37,6 +37,19 @@ REVISION_KEYS = ("protocol_revision", "gradient_preference_revision", "stamped_g
 #: change. task_overdue 2: an overdue task makes its user stuck (policies/ddrf.py,
 #: HomeScheduler._overdue; it was placed again, and a dgdrf run at 20 % loss stalled).
 PATH_REVISIONS: dict[str, int] = {"task_overdue": 2}
+#: The same for paths only some policies take: event -> {policy: revision}, for those
+#: policies' records only. servers_down 2: dg-tsf's and pdg-tsf's servers take a server
+#: reported down out of their census of server kinds (policies/meters.py DepartedServers).
+POLICY_PATH_REVISIONS: dict[str, dict[str, int]] = {"servers_down": {"dg-tsf": 2, "pdg-tsf": 2}}
+
+
+def path_revisions(policy: str) -> dict[str, int]:
+    """The revisions of the paths only some runs take, for a run of ``policy``."""
+    revisions = dict(PATH_REVISIONS)
+    for event, per_policy in POLICY_PATH_REVISIONS.items():
+        if policy in per_policy:
+            revisions[event] = per_policy[policy]
+    return revisions
 
 
 def revision_params(policy: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -67,7 +80,7 @@ def marks(params: dict[str, Any]) -> dict[str, Any]:
     provenance for these rules: its policy's committed behaviour and the scheme of that
     fingerprint, and the revisions of the paths only some runs take. (Its revisions are
     in its parameters already: :func:`revision_params`.)"""
-    return {"behaviour": committed_behaviour(params), "behaviour_scheme": committed_scheme(), "paths": dict(PATH_REVISIONS)}
+    return {"behaviour": committed_behaviour(params), "behaviour_scheme": committed_scheme(), "paths": path_revisions(params.get("policy", ""))}
 
 
 def behaviour_changed(params: dict[str, Any], provenance: dict[str, Any]) -> bool:
@@ -107,7 +120,7 @@ def stale_because(rec: dict[str, Any]) -> list[str]:
     provenance = rec.get("provenance") or {}
     events = (rec.get("result") or {}).get("events") or {}
     paths = provenance.get("paths") or {}
-    why += [f"{event} path now {revision}" for event, revision in PATH_REVISIONS.items() if events.get(event) and paths.get(event, 1) < revision]
+    why += [f"{event} path now {revision}" for event, revision in path_revisions(params.get("policy", "")).items() if events.get(event) and paths.get(event, 1) < revision]
     if behaviour_changed(params, provenance):
         why.append("behaviour fingerprint changed")
     return why

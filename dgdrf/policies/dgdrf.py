@@ -54,7 +54,8 @@ exchanges with its home, while the old centre's validation passes.
 ``--gradient-announce`` (stamped gradient only) makes a server whose utility rose
 exchange at once with every server with users it remembers (Gradient.announce); it is
 on by default for dg-tsf, whose errors it lowers for under 1 % more messages
-(bench/results/distributed-tsf-100x20-announce.txt), and off for the thesis's policies.
+(bench/results/distributed-tsf-100x20.txt against distributed-tsf-100x20-no-announce.txt),
+and off for the thesis's policies.
 
 Choices where the thesis is silent: a utility's ties are broken by a fixed hash of the
 user id far below any real share difference (eq. 3.11 needs a strict maximum, and at
@@ -184,6 +185,7 @@ class DGTSF(DGDRF):
     meter = "tsf"
     room_notices = True
     gradient_announce = True
+    servers_track_members = True  # a server reported down leaves the census (policies/meters.py DepartedServers)
 
 
 class PDGTSF(PDGDRF):
@@ -195,3 +197,4 @@ class PDGTSF(PDGDRF):
     notion_name = "tsf"
     meter = "tsf"
     room_notices = True
+    servers_track_members = True  # as DGTSF

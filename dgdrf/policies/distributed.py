@@ -18,7 +18,7 @@ from dgdrf.overlay.toolbox_gradient import ToolboxGradient
 from dgdrf.overlay.pushsum import PushSum
 from dgdrf.policies.base import AnnounceCapacity, Policy
 from dgdrf.policies.local import CapacityKnowledge, TaskDesk
-from dgdrf.policies.meters import ShareMeter, UnitShareMeter
+from dgdrf.policies.meters import DepartedServers, ShareMeter, UnitShareMeter
 from dgdrf.runtime.actor import Role
 
 
@@ -64,13 +64,15 @@ class DistributedPolicy(Policy):
             return None
         o = self.options
         constrained = self.meter == "cdrf"
+        departed = DepartedServers({a: ServerKind.of(cap, dict(attrs) if constrained else None) for a, (cap, attrs) in zip(o.server_ids, o.server_kinds)})
+        roles.append(departed)
         if o.capacity_knowledge == "pushsum":
             kind = ServerKind.of(server.capacity.tolist(), getattr(server, "attributes", {}) if constrained else None)
             census_sum = CensusSum(kind, 1.0 if server.address == o.initiator else 0.0, cyclon, o.cyclon_period)
             roles.append(census_sum)
-            return UnitShareMeter(census_sum.census, constrained)
+            return UnitShareMeter(lambda: departed.less_departed(census_sum.census()), constrained)
         exact = Census.of_servers((cap, dict(attrs) if constrained else {}) for cap, attrs in o.server_kinds)
-        return UnitShareMeter(lambda: exact, constrained)
+        return UnitShareMeter(lambda: departed.less_departed(exact), constrained)
 
     def make_gradient(self, utility: Callable[[], float], cyclon: Cyclon) -> GradientBase:
         """The gradient overlay (thesis 4.3-4.5) of the kind the options or the policy

@@ -22,9 +22,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from dgdrf.model.census import Census
+from dgdrf.model.census import Census, ServerKind
 from dgdrf.model.workload import TaskTraits
-from dgdrf.nodes.protocol import TaskRequest
+from dgdrf.nodes.protocol import MemberDown, TaskRequest
+from dgdrf.runtime.actor import Role
 
 INF = float("inf")
 
@@ -103,6 +104,43 @@ class UnitShareMeter:
     def step(self, request: TaskRequest) -> float | None:
         u = self.units(request)
         return None if u is None or u <= 0 else 1.0 / (u * request.weight)
+
+
+class DepartedServers(Role):
+    """The servers the failure detector reported down (MemberDown, as the bootstrap
+    tells the members that must know: Policy.member_down_audience), taken out of the
+    census a unit share meter reads. Without it, a server given the census at start
+    (``--capacity-knowledge exact``) kept counting servers gone in every user's h_i, which
+    the Collector's notion no longer does (model/notions.py RowSums): in the acceptance
+    sweep's cell with 4 departures (dg-tsf, seed 1, P 6), 4.8 of its 5.9 % errors
+    (bench/results/churn-knowledge-40x8.txt). Push-sum's estimate needs the same: once it
+    has converged, a crashed node takes its share of the mass with it and the ratios stay
+    those of the whole cluster at start. ``kinds``: every server's kind by address (of the
+    kinds the census counts: capacity only, for TSF)."""
+
+    def __init__(self, kinds: dict[str, ServerKind]) -> None:
+        self.kinds = kinds
+        self.gone: dict[ServerKind, int] = {}
+        self._seen: set[str] = set()
+        self._cache: tuple[Census | None, Census | None] = (None, None)  # (census read, that census less the departed)
+
+    def on_MemberDown(self, src: str, msg: MemberDown) -> None:
+        for address in msg.addresses:
+            kind = self.kinds.get(address)
+            if kind is not None and address not in self._seen:
+                self._seen.add(address)
+                self.gone[kind] = self.gone.get(kind, 0) + 1
+                self._cache = (None, None)
+
+    def less_departed(self, census: Census | None) -> Census | None:
+        """``census`` without the departed servers: the same object while none left (so a
+        meter reading it ranks as before), and one object per census read after."""
+        if census is None or not self.gone:
+            return census
+        if self._cache[0] is not census:
+            counts = {k: n - self.gone.get(k, 0) for k, n in census.counts.items()}
+            self._cache = (census, Census({k: n for k, n in counts.items() if n > 0}))
+        return self._cache[1]
 
 
 def per_server_ratio(demand: Sequence[float], capacity: Sequence[float]) -> float:

@@ -74,6 +74,9 @@ class PolicyOptions(AllocationOptions, OverlayOptions):
     #: every server's (capacity, attributes), for the census TSF's and CDRF's distributed
     #: policies are given when ``capacity_knowledge`` is "exact" (model/census.py)
     server_kinds: tuple[tuple[tuple[float, ...], tuple[tuple[str, Scalar], ...]], ...] = ()
+    #: the servers' addresses, in the order of ``server_kinds`` (a server reported down
+    #: leaves the census: policies/meters.py DepartedServers)
+    server_ids: tuple[str, ...] = ()
     initiator: str = ""
     retry: float = RETRY_S
     extras: Mapping[str, object] = field(default_factory=dict)
