@@ -55,6 +55,7 @@ def test_each_sample_counts_until_the_next():
     r = e.result(40.0)
     assert r["users"] == {"a": {"wanting_s": 40.0, "envious": 0.25, "beyond_one": 0.0}, "b": {"wanting_s": 20.0, "envious": 1.0, "beyond_one": 1.0}}
     assert r["most_envious"] == 1.0 and r["users_ever_beyond_one"] == ["b"] and r["samples"] == 3
+    assert r["envious_overall"] == pytest.approx(30 / 60) and r["beyond_one_overall"] == pytest.approx(20 / 60)
 
 
 def _two_equal_users():

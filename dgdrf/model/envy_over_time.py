@@ -126,7 +126,9 @@ class EnvyOverTime:
     def result(self, end: float) -> dict[str, Any]:
         """Per user that ever wanted: ``wanting_s`` (sampled seconds), ``envious`` and
         ``beyond_one`` (fractions of them); over users, ``most_envious``,
-        ``most_beyond_one`` and ``users_ever_beyond_one``; or why it was not measured."""
+        ``most_beyond_one`` and ``users_ever_beyond_one``, and ``envious_overall`` and
+        ``beyond_one_overall``, the fractions of all users' wanting time together (a
+        user that wanted for one sample weighs one sample); or why it was not measured."""
         if not self.measured:
             return {"measured": False, "why": f"users² x servers above {MAX_PAIR_CELLS:,}: a sample would cost more than the run"}
         wanting, envious, beyond = self._credit(end)
@@ -139,4 +141,6 @@ class EnvyOverTime:
             "most_envious": max((v["envious"] for v in per.values()), default=0.0),
             "most_beyond_one": max((v["beyond_one"] for v in per.values()), default=0.0),
             "users_ever_beyond_one": sorted(u for u, v in per.items() if v["beyond_one"] > 0),
+            "envious_overall": float(envious.sum() / wanting.sum()) if wanting.sum() > 0 else 0.0,
+            "beyond_one_overall": float(beyond.sum() / wanting.sum()) if wanting.sum() > 0 else 0.0,
         }
