@@ -40,8 +40,6 @@ def _run(job: tuple[str, int, int, int, bool]) -> dict:
     from dgdrf.world import Observer, build
 
     policy, seed, neighbors, departures, told = job
-    if not told:
-        DepartedServers.on_MemberDown = lambda self, src, msg: None  # this worker process only; the next job is its own process
     scenario = load_scenario(SCENARIO)
     config = RunConfig.from_settings(scenario.settings, str(SCENARIO), seed=seed, neighbors=neighbors, churn_departures=departures, churn_every=60.0, churn_start=60.0, policy=policy).validate()
 
@@ -64,7 +62,13 @@ def _run(job: tuple[str, int, int, int, bool]) -> dict:
             c[2] += on_given
 
     obs = TwoJudges()
-    r = build(scenario, config).run(observers=[obs])
+    told_of_departures = DepartedServers.on_MemberDown
+    if not told:
+        DepartedServers.on_MemberDown = lambda self, src, msg: None  # for this run only (restored below)
+    try:
+        r = build(scenario, config).run(observers=[obs])
+    finally:
+        DepartedServers.on_MemberDown = told_of_departures
     return {"policy": policy, "seed": seed, "told": told, "end": r.stop_reason, "allocations": r.allocations, "errors": r.error_ratio,
             "violations": len(r.invariant_violations), "counts": obs.counts, "jct_mean": r.jct_s["mean"]}
 
@@ -77,7 +81,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     a = ap.parse_args()
     jobs = [(p, s, a.neighbors, a.departures, told) for p in ("dg-tsf", "pdg-tsf") for s in range(1, a.seeds + 1) for told in (False, True)]
-    with multiprocessing.Pool(a.workers, maxtasksperchild=1) as pool:  # a fresh process per run: the swap stays in its run
+    with multiprocessing.Pool(a.workers) as pool:
         rows = pool.map(_run, jobs, chunksize=1)
     print(f"{SCENARIO.stem}, P = {a.neighbors}, no loss, {a.departures} departures a minute apart from t = 60 s. Errors judged with h_i over")
     print("the servers still there (as the run), and for servers not told of departures also on the h_i they ranked by (every server at start)\n")
