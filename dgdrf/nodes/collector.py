@@ -156,6 +156,7 @@ class Collector:
         self._guarantees = np.zeros(len(self.ledger.user_ids))
         self._guaranteed_at = np.full(len(self.ledger.user_ids), -1, dtype=np.int64)  # the rows_version each was computed at
         self._pending_share = np.zeros(len(self.ledger.user_ids))  # the dominant shares of each user's waiting tasks
+        self._pending_tasks = np.zeros(len(self.ledger.user_ids), dtype=np.int64)  # how many wait (envy over time)
         self._pending_stale.update(range(len(self.ledger.user_ids)))
 
     def _follow(self, user: str, index: int | None = None) -> None:
@@ -192,12 +193,21 @@ class Collector:
             if len(stale):  # the users whose next task changed since (or every user, after a server left)
                 self._guarantees[stale] = guarantee_shares(ledger.capacity, ledger.live(), ledger.demand[stale], ledger.eligibility_rows(stale), ledger.weight[stale] / ledger.weight.sum(), ledger.total)
                 self._guaranteed_at[stale] = ledger.row_changed_at[stale]
-            for i in self._pending_stale:
-                self._pending_share[i] = sum(n * ledger.dominant_share(d) for d, n in self.jobs.pending_demands(ledger.user_ids[i]).items())
-            self._pending_stale.clear()
+            self._refresh_pending()
             held = dominant * ledger.weight  # G_i: the sum of its running tasks' dominant shares (eq. 3.3)
             # all it asks for (its running and waiting tasks) caps what its slice guarantees
             self.sharing.changed(time, held, np.minimum(self._guarantees, held + self._pending_share), ledger.tasked() | (ledger.tasks > 0))
+
+    def _refresh_pending(self) -> None:
+        """Bring up to date what waits of the users whose waiting tasks changed: the
+        dominant shares (sharing over time) and the number (envy over time) of their
+        tasks of arrived jobs not yet started."""
+        ledger = self.ledger
+        for i in self._pending_stale:
+            waiting = self.jobs.pending_demands(ledger.user_ids[i])
+            self._pending_share[i] = sum(n * ledger.dominant_share(d) for d, n in waiting.items())
+            self._pending_tasks[i] = sum(waiting.values())
+        self._pending_stale.clear()
 
     def _track(self, user: str, task_id: int) -> bool:
         """Keep track of a task reported before its allocation, unless the user has
@@ -270,9 +280,9 @@ class Collector:
             used, cap = ledger.used.sum(axis=0), ledger.capacity.sum(axis=0)
             util = np.where(cap > 0, used / np.where(cap > 0, cap, 1.0), 0.0)
             self.timeline.sample(now, util, int(ledger.tasks.sum()))
-            if self.envy is not None:
-                waiting = [sum(self.jobs.pending_demands(u).values()) for u in ledger.user_ids]
-                self.envy.sample(now, ledger.held, ledger.demand, ledger.eligibility() & ledger.live()[None, :], ledger.weight, ledger.tasked(), ledger.tasks + np.array(waiting))
+            if self.envy is not None and self.envy.measured:
+                self._refresh_pending()
+                self.envy.sample(now, ledger.held, ledger.demand, ledger.eligibility() & ledger.live()[None, :], ledger.weight, ledger.tasked(), ledger.tasks + self._pending_tasks)
 
     def _on_submitted(self, user: str, time: float, f: dict[str, Any]) -> None:
         if not self._track(user, f["task_id"]):
