@@ -59,8 +59,8 @@ class Policy(ABC):
     #: does not once, at its first neighbour count, as it does a centralized one
     uses_neighbor_count: ClassVar[bool] = True
     #: its servers keep fixed neighbours whose answers they wait for (DDRF's shares,
-    #: probes' loads), or a census of servers (dg-tsf, pdg-tsf): they are told of members
-    #: going down (MemberDown)
+    #: probes' loads), or a census of servers (a distributed policy with a unit share
+    #: meter: DistributedPolicy sets it): they are told of members going down (MemberDown)
     servers_track_members: ClassVar[bool] = False
     #: the gradient a policy runs unless ``--gradient`` says otherwise
     default_gradient: ClassVar[str] = "toolbox"

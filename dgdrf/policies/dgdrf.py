@@ -185,7 +185,6 @@ class DGTSF(DGDRF):
     meter = "tsf"
     room_notices = True
     gradient_announce = True
-    servers_track_members = True  # a server reported down leaves the census (policies/meters.py DepartedServers)
 
 
 class PDGTSF(PDGDRF):
@@ -197,4 +196,3 @@ class PDGTSF(PDGDRF):
     notion_name = "tsf"
     meter = "tsf"
     room_notices = True
-    servers_track_members = True  # as DGTSF

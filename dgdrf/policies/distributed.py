@@ -38,6 +38,11 @@ class DistributedPolicy(Policy):
     #: off for the thesis's policies, for the same reason as room notices
     gradient_announce: ClassVar[bool] = False
 
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.meter is not None:
+            cls.servers_track_members = True  # its census must lose a server reported down (policies/meters.py DepartedServers)
+
     def gateway_routing(self) -> Routing:
         return HomeRouting()
 
