@@ -30,7 +30,7 @@ class Where(Observer):
         self.scheduler = next(r for a in world.transport.actors.values() for r in getattr(a, "roles", []) if isinstance(r, CentralScheduler))
 
     def allocated(self, world, rec) -> None:
-        if not rec.share_before > rec.min_share * (1 + 1e-9) + 1e-12:
+        if not rec.erred:
             return
         c = world.collector
         led = c.ledger

@@ -36,6 +36,7 @@ def _run(job: tuple[str, int, int, int, bool]) -> dict:
 
     from dgdrf.config import RunConfig, load_scenario
     from dgdrf.model.problem import tasks_per_server
+    from dgdrf.nodes.collector import exceeds_minimum
     from dgdrf.policies.meters import DepartedServers
     from dgdrf.world import Observer, build
 
@@ -50,12 +51,12 @@ def _run(job: tuple[str, int, int, int, bool]) -> dict:
 
         def allocated(self, world, rec) -> None:
             led = world.collector.ledger  # before it counts this allocation
-            as_run = rec.share_before > rec.min_share * (1 + 1e-9) + 1e-12
+            as_run = rec.erred
             given_h = tasks_per_server(self.capacity, led.demand).sum(axis=1)  # of each user's next task
             shares = led.tasks / (given_h * led.weight)  # h_i > 0: the loader refuses a task that fits nowhere
             competing = led.fits_anywhere()
             low = shares[competing].min() if competing.any() else np.inf
-            on_given = shares[led.user_index[rec.user]] > low * (1 + 1e-9) + 1e-12
+            on_given = exceeds_minimum(shares[led.user_index[rec.user]], low)
             c = self.counts["before" if led.live().all() else "after"]
             c[0] += 1
             c[1] += as_run

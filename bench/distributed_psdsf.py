@@ -53,7 +53,7 @@ def _run(job: tuple[str, str, int, int]) -> dict:
             self.servers = {a: r for a, act in w.transport.actors.items() for r in getattr(act, "roles", []) if isinstance(r, OfferScheduler)}
 
         def allocated(self, w, rec) -> None:
-            if not rec.share_before > rec.min_share * (1 + 1e-9) + 1e-12:
+            if not rec.erred:
                 return
             c = w.collector
             led = c.ledger

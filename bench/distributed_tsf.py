@@ -65,7 +65,7 @@ def _run(job: tuple[str, int, int, dict]) -> dict:
             if self.census and any(r.census() != exact for r in self.census):
                 self.census_wrong_at = rec.time
             c = w.collector
-            if not rec.share_before > rec.min_share * (1 + 1e-9) + 1e-12:
+            if not rec.erred:
                 return
             led = c.ledger
             uid = led.user_ids[c.lowest_competitor(led.server_index[rec.server])]

@@ -60,7 +60,7 @@ class ErrorCauses(Observer):
             home.desk.place = placed
 
     def allocated(self, world, rec) -> None:
-        if not rec.share_before > rec.min_share * (1 + 1e-9) + 1e-12:
+        if not rec.erred:
             return
         c = world.collector
         ledger = c.ledger

@@ -186,3 +186,13 @@ def test_dg_tsf_servers_rank_by_the_servers_still_there_after_departures():
     live = Census.of_servers((s.capacity, {}) for s in sc.servers if s.id not in gone)
     desks = [r for a in world.transport.actors.values() if a.address not in gone for r in getattr(a, "roles", []) if isinstance(r, TaskDesk)]
     assert len(desks) == 10 and all(d.meter._current() == live for d in desks)
+
+
+def test_an_allocation_errs_when_relatively_above_the_lowest_share():
+    """AllocationRecord.erred, the rule bench observers ask by: the run's exact error
+    (thesis 5.3), above the minimum by more than SHARE_TIE_TOLERANCE, relatively."""
+    from dgdrf.nodes.collector import AllocationRecord, exceeds_minimum
+
+    assert not exceeds_minimum(0.5, 0.5) and not exceeds_minimum(0.5 * (1 + 1e-12), 0.5) and exceeds_minimum(0.51, 0.5)
+    assert exceeds_minimum(1e-6, 0.0) and not exceeds_minimum(0.0, 0.0)
+    assert AllocationRecord(1.0, "u", 1, "s", 0.3, 0.2).erred and not AllocationRecord(1.0, "u", 1, "s", 0.2, 0.2).erred

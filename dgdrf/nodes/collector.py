@@ -73,6 +73,13 @@ MAX_OPEN_TASKS_PER_USER = 256
 log = get_logger("dgdrf.collector")
 
 
+def exceeds_minimum(share: float, low: float, tolerance: float = SHARE_TIE_TOLERANCE) -> bool:
+    """Whether an allocation to a user of share ``share`` errs against the lowest share
+    ``low`` it is judged against (thesis 5.3): relatively above it by more than
+    ``tolerance`` (:meth:`Collector.excess_over_minimum`; above a minimum of 0, any share)."""
+    return share > low * (1 + tolerance) if low > 0 else share > 0
+
+
 @dataclass
 class AllocationRecord:
     time: float
@@ -81,6 +88,11 @@ class AllocationRecord:
     server: str
     share_before: float
     min_share: float  # lowest G among users whose next task fit somewhere, before
+
+    @property
+    def erred(self) -> bool:
+        """Whether it is an error (the run's exact error ratio counts it)."""
+        return exceeds_minimum(self.share_before, self.min_share)
 
 
 @dataclass
