@@ -15,8 +15,7 @@ never prefers another user's bundle to its own. Our reading, taken at the run's 
   next task may not use, count for what they would run of its next task; and no bundle
   is worth more to it than the tasks it has, running and waiting (of arrived jobs),
   counted one for one (a user with one task left wants one task, not another's
-  hundred: without this cap a user of one-task jobs envied the largest user all the
-  time under every policy, on configs/google-finite-8x4.toml);
+  hundred, so another's larger bundle is no reason for envy);
 - it *envies* user j if v_i(A_j) / w_j > v_i(A_i) / w_i (Def. 3's weights; relative
   tolerance SHARE_TIE_TOLERANCE), and envies *beyond one task* if it would still envy
   with one more task of its own, (v_i(A_i) + 1) / w_i < v_i(A_j) / w_j (EF1, the audit's
