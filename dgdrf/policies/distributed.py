@@ -69,7 +69,7 @@ class DistributedPolicy(Policy):
             return None
         o = self.options
         constrained = self.meter == "cdrf"
-        departed = DepartedServers({a: ServerKind.of(cap, dict(attrs) if constrained else None) for a, (cap, attrs) in zip(o.server_ids, o.server_kinds)})
+        departed = DepartedServers(self._kinds_by_address(constrained))
         roles.append(departed)
         if o.capacity_knowledge == "pushsum":
             kind = ServerKind.of(server.capacity.tolist(), getattr(server, "attributes", {}) if constrained else None)
@@ -78,6 +78,15 @@ class DistributedPolicy(Policy):
             return UnitShareMeter(lambda: departed.less_departed(census_sum.census()), constrained)
         exact = Census.of_servers((cap, dict(attrs) if constrained else {}) for cap, attrs in o.server_kinds)
         return UnitShareMeter(lambda: departed.less_departed(exact), constrained)
+
+    def _kinds_by_address(self, constrained: bool) -> dict[str, ServerKind]:
+        """Every server's kind by address, built once for all of this policy's servers
+        (an emulation's N servers would otherwise build N² kinds); read-only."""
+        cache: dict[bool, dict[str, ServerKind]] = self.__dict__.setdefault("_kinds_cache", {})
+        if constrained not in cache:
+            o = self.options
+            cache[constrained] = {a: ServerKind.of(cap, dict(attrs) if constrained else None) for a, (cap, attrs) in zip(o.server_ids, o.server_kinds)}
+        return cache[constrained]
 
     def make_gradient(self, utility: Callable[[], float], cyclon: Cyclon) -> GradientBase:
         """The gradient overlay (thesis 4.3-4.5) of the kind the options or the policy
