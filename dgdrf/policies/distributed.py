@@ -69,23 +69,25 @@ class DistributedPolicy(Policy):
             return None
         o = self.options
         constrained = self.meter == "cdrf"
-        departed = DepartedServers(self._kinds_by_address(constrained))
+        kinds, exact = self._given_census(constrained)
+        departed = DepartedServers(kinds)
         roles.append(departed)
         if o.capacity_knowledge == "pushsum":
             kind = ServerKind.of(server.capacity.tolist(), getattr(server, "attributes", {}) if constrained else None)
             census_sum = CensusSum(kind, 1.0 if server.address == o.initiator else 0.0, cyclon, o.cyclon_period)
             roles.append(census_sum)
             return UnitShareMeter(lambda: departed.less_departed(census_sum.census()), constrained)
-        exact = Census.of_servers((cap, dict(attrs) if constrained else {}) for cap, attrs in o.server_kinds)
         return UnitShareMeter(lambda: departed.less_departed(exact), constrained)
 
-    def _kinds_by_address(self, constrained: bool) -> dict[str, ServerKind]:
-        """Every server's kind by address, built once for all of this policy's servers
-        (an emulation's N servers would otherwise build N² kinds); read-only."""
-        cache: dict[bool, dict[str, ServerKind]] = self.__dict__.setdefault("_kinds_cache", {})
+    def _given_census(self, constrained: bool) -> tuple[dict[str, ServerKind], Census]:
+        """Every server's kind by address, and the census of them that exact knowledge
+        gives, built once for all of this policy's servers (an emulation's N servers would
+        otherwise build N² kinds); read-only."""
+        cache: dict[bool, tuple[dict[str, ServerKind], Census]] = self.__dict__.setdefault("_census_cache", {})
         if constrained not in cache:
             o = self.options
-            cache[constrained] = {a: ServerKind.of(cap, dict(attrs) if constrained else None) for a, (cap, attrs) in zip(o.server_ids, o.server_kinds)}
+            kinds = {a: ServerKind.of(cap, dict(attrs) if constrained else None) for a, (cap, attrs) in zip(o.server_ids, o.server_kinds)}
+            cache[constrained] = (kinds, Census.of_servers((cap, dict(attrs) if constrained else {}) for cap, attrs in o.server_kinds))
         return cache[constrained]
 
     def make_gradient(self, utility: Callable[[], float], cyclon: Cyclon) -> GradientBase:
