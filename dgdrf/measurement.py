@@ -71,8 +71,13 @@ class RunResult:
     jct_s: dict[str, float] | None = None
     #: per task of a finite job: its start - its job's arrival; mean, p50, p95, p99, max
     queueing_delay_s: dict[str, float] | None = None
-    #: tasks of finite jobs that did not run to completion (a run that did not drain)
+    #: tasks of finite jobs that did not run to completion (a run that did not drain, or
+    #: the jobs given up)
     unfinished_tasks: dict[str, int] | None = None
+    #: the jobs given up because no server up could run them (their constraint or demand
+    #: matched only servers that left; model/fleet.py): user, job, tasks_left (None for an
+    #: endless job), why, since (seconds from the start of allocation); [] when none was
+    unrunnable_jobs: list[dict[str, Any]] | None = None
     #: each user's (weighted) dominant share averaged over the time it competed (had a
     #: task pending; model/timeline.py), and fairness over them
     time_avg_shares: dict[str, float] | None = None
@@ -128,7 +133,7 @@ class RunResult:
 
 #: result keys left out of the JSON when None (they describe what the thesis's world has not)
 OPTIONAL_KEYS = (
-    "churn", "jobs", "makespan", "jct_s", "queueing_delay_s", "unfinished_tasks", "time_avg_shares", "jain_time_avg", "gini_time_avg",
+    "churn", "jobs", "makespan", "jct_s", "queueing_delay_s", "unfinished_tasks", "unrunnable_jobs", "time_avg_shares", "jain_time_avg", "gini_time_avg",
     "min_time_avg_share", "sharing_over_time", "envy_over_time", "samples", "weights", "time_scale", "fairness", "notion_shares", "per_server", "audit",
 )  # fmt: skip
 
@@ -160,6 +165,8 @@ def job_measures(collector: Collector, end: float) -> dict[str, Any]:
         out["queueing_delay_s"] = summary(collector.jobs.queueing_delays())
         unfinished = dict(collector.jobs.unfinished())
         out["unfinished_tasks"] = unfinished or None
+    if collector.jobs.specs:
+        out["unrunnable_jobs"] = collector.jobs.unrunnable_records()
     averages = collector.time_averaged_shares(end)
     if averages is not None:
         ids = collector.ledger.user_ids

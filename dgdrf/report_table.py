@@ -38,6 +38,7 @@ def print_results(scenario: Scenario, results: Sequence[RunResult], console: Con
             ("JCT mean / p95 (s)", lambda r: "-" if not r.jct_s else f"{r.jct_s['mean']:.1f} / {r.jct_s['p95']:.1f}"),
             ("queueing delay p50 / p95 (s)", lambda r: "-" if not r.queueing_delay_s else f"{r.queueing_delay_s['p50']:.2f} / {r.queueing_delay_s['p95']:.2f}"),
             ("unfinished tasks", lambda r: f"{sum((r.unfinished_tasks or {}).values())}"),
+            ("jobs given up (no server up can run them)", lambda r: f"{len(r.unrunnable_jobs or [])}"),
         ]
     if any(r.time_avg_shares is not None for r in results):
         rows += [
@@ -62,6 +63,18 @@ def print_results(scenario: Scenario, results: Sequence[RunResult], console: Con
     console.print(table)
     for reason in dict.fromkeys(r.stop_reason for r in results if r.stop_reason not in NORMAL_ENDS):
         console.print(f"[bold red]{reason}[/]: {STOP_EXPLAINED.get(reason, reason)}")
+    for r in results:
+        if r.unrunnable_jobs:
+            shown = r.unrunnable_jobs[:UNRUNNABLE_SHOWN]
+            more = f" (and {len(r.unrunnable_jobs) - len(shown)} more: --json has them all)" if len(r.unrunnable_jobs) > len(shown) else ""
+            console.print(f"{r.policy}: {len(r.unrunnable_jobs)} job(s) given up, as no server up could run them{more}:")
+            for j in shown:
+                left = "endless" if j["tasks_left"] is None else f"{j['tasks_left']} task(s) left"
+                console.print(f"  {j['user']} {j['job']}, {left}, since {j['since']:.1f} s: {j['why']}", markup=False, soft_wrap=True)
+
+
+#: how many jobs given up the table's note lists
+UNRUNNABLE_SHOWN = 10
 
 
 #: the ends a run reaches by itself: every task of every finite job done; no task fits any more
@@ -69,7 +82,7 @@ NORMAL_ENDS = ("saturated", "drained")
 #: what a run's end means when it is not one of those (README "A run ends at saturation")
 STOP_EXPLAINED = {
     "stranded": "every user whose next task fits somewhere has it held only by servers where it no longer fits; probes cannot place it (thesis 4.2), so the run cannot reach saturation",
-    "stalled": "nothing was placed for the stall time although tasks still fit: a policy stopped making progress (a bug; please report it)",
+    "stalled": "nothing was placed for the stall time although tasks still fit, or work was left that nothing could bring about: the run stopped making progress (a bug; please report it)",
     "max_time": "the simulated time limit (--max-time) was reached before saturation (or, with jobs, before every task ended)",
 }
 

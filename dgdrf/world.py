@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Collection, Iterable, Iterator, Protocol, Sequence
+from functools import cached_property
+from typing import Callable, Collection, Iterable, Iterator, Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -36,6 +37,7 @@ from dgdrf.errors import ConfigError
 from dgdrf.log import get_logger
 from dgdrf.measurement import RunResult, measure
 from dgdrf.memory_budget import check_scenario
+from dgdrf.model.fleet import Fleet
 from dgdrf.model.scenario import Scenario, ServerSpec, UserSpec
 from dgdrf.nodes.bootstrap import Bootstrap
 from dgdrf.nodes.collector import AllocationRecord, Collector
@@ -148,17 +150,19 @@ def build_server(spec: ServerSpec, policy: Policy, config: RunConfig) -> Server:
     return server
 
 
-def build_user(spec: UserSpec, policy: Policy, config: RunConfig | None = None, index: int = 0, sequence: tuple[int, ...] = ()) -> User:
+def build_user(spec: UserSpec, policy: Policy, config: RunConfig | None = None, index: int = 0, sequence: tuple[int, ...] = (), servers: Mapping[str, ServerSpec] | None = None) -> User:
     """A user (thesis alg. 3) that asks the gateway once the policy lets users start;
     with jobs (any user but the thesis's), the ``index``-th user of its scenario, its
-    jobs numbered ``sequence`` in the scenario."""
+    jobs numbered ``sequence`` in the scenario, knowing the scenario's ``servers`` (by
+    id), of which it gives up a job none still up can run (model/fleet.py)."""
     jobs = None
     if not spec.classic:
         config = config or RunConfig()
         job_list = spec.job_list
         durations = Durations(job_list, config.seed, index, config.time_scale)
         jobs = UserJobs(job_list, spec.weight, durations, sequence or tuple(range(1, len(job_list) + 1)), policy.allocation_start, config.time_scale, spec.tenant)
-    return User(spec.id, spec.demand, GATEWAY, start_delay=policy.user_start, retry=policy.options.retry, jobs=jobs, runs_on=frozenset(spec.runs_on) if spec.runs_on else None)
+    fleet = Fleet(servers) if jobs is not None and servers is not None else None
+    return User(spec.id, spec.demand, GATEWAY, start_delay=policy.user_start, retry=policy.options.retry, jobs=jobs, runs_on=frozenset(spec.runs_on) if spec.runs_on else None, fleet=fleet)
 
 
 def job_sequences(scenario: Scenario) -> list[tuple[int, ...]]:
@@ -183,6 +187,11 @@ class Deployment:
     config: RunConfig
     policy: Policy
 
+    @cached_property
+    def servers(self) -> dict[str, ServerSpec]:
+        """The scenario's servers by id, one mapping every user's fleet shares."""
+        return {s.id: s for s in self.scenario.servers}
+
     def members(self, role: str | None = None, only: Collection[str] | None = None) -> Iterator[Actor]:
         """The members playing ``role`` (every role when None) whose address is in
         ``only`` (all when None), built in the run's fixed order: the servers, the
@@ -200,7 +209,7 @@ class Deployment:
             sequences = job_sequences(self.scenario)
             for i, user_spec in enumerate(self.scenario.users):
                 if wanted(user_spec.id):
-                    yield build_user(user_spec, self.policy, self.config, i, sequences[i])
+                    yield build_user(user_spec, self.policy, self.config, i, sequences[i], self.servers)
 
 
 def deploy(scenario: Scenario, config: RunConfig) -> Deployment:
@@ -329,7 +338,9 @@ class World:
                         break
             wall = time.perf_counter() - t0
         if self.stop_reason is None:
-            self.stop_reason = collector.end_reason or "max_time"
+            # the limit reached, or the clock out of events before it: nobody will ever act
+            # again, and a run with work left is stalled, not out of time
+            self.stop_reason = collector.end_reason or ("max_time" if clock.now() >= limit else "stalled")
         collector.sample(clock.now())
         collector.finish()
         result = measure(self.scenario, config, collector, transport, wall, self.stop_reason, self.start, at_start[0] if at_start else None, now=clock.now())

@@ -20,7 +20,7 @@ the start of allocation.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +65,12 @@ class JobTracker:
         self.done_tasks: set[tuple[str, int, int]] = set()
         self._finite_left = sum(1 for u in self.specs.values() for j in u.jobs if j.finite)
         self._endless = any(not j.finite for u in self.specs.values() for j in u.job_list)
+        #: (user, job) -> (why, since when) of the jobs its user gave up: no server up could
+        #: run them (model/fleet.py); they are no work left until taken up again
+        self.given_up: dict[tuple[str, int], tuple[str, float]] = {}
+        #: whether no server up can run a job (the owner's knowledge of the servers; None:
+        #: every job can run, as the scenario's servers all can)
+        self.unrunnable: Callable[[JobSpec], bool] | None = None
 
     # -- arrivals -------------------------------------------------------------------------
     def advance(self, now: float) -> list[str]:
@@ -82,12 +88,16 @@ class JobTracker:
     # -- a user's next task ---------------------------------------------------------------
     def next_job(self, user: str) -> JobSpec | None:
         """The job of ``user``'s next task: the one taken and not started, else the next
-        pending; None when nothing is pending."""
+        pending; None when nothing is pending. A job that no server up can run
+        (:attr:`unrunnable`) is none: its user gives it up as soon as it hears that the
+        last server that could run it left (model/fleet.py), and in between it competes
+        for nothing."""
         work = self.work[user]
         task_id = self.current.get(user)
         ref = self.taken.get((user, task_id)) if task_id is not None else None
-        if ref is None:
-            ref = work.next_task()
+        skip = self.unrunnable
+        if ref is None or (skip is not None and skip(work.specs[ref.job])):
+            ref = work.next_task(skip)
         return None if ref is None else work.specs[ref.job]
 
     def pending_demands(self, user: str) -> dict[tuple[float, ...], int]:
@@ -181,6 +191,39 @@ class JobTracker:
             self.work[user].put_back(ref)
         return None
 
+    def give_up(self, user: str, job: int, task_id: int, why: str, time: float) -> bool:
+        """``user`` gave its job ``job`` up (no server up can run it), with ``task_id``
+        the task of it taken and not started, if any (pending again, aside with the rest);
+        False for a repeated or malformed report."""
+        work = self.work.get(user)
+        if work is None or not 0 <= job < len(work.specs) or (user, job) in self.given_up:
+            return False
+        ref = self.taken.get((user, task_id))
+        if ref is not None and ref.job == job:
+            del self.taken[(user, task_id)]
+            if self.current.get(user) == task_id:
+                del self.current[user]
+            work.put_back(ref)
+        work.give_up(job)
+        self.given_up[(user, job)] = (why, time)
+        if self._unfinished_finite(user, job):
+            self._finite_left -= 1
+        return True
+
+    def resume(self, user: str, job: int) -> bool:
+        """``user`` took its given-up job ``job`` up again (a server that can run it
+        joined); False if it was not given up."""
+        if self.given_up.pop((user, job), None) is None:
+            return False
+        self.work[user].resume(job)
+        if self._unfinished_finite(user, job):
+            self._finite_left += 1
+        return True
+
+    def _unfinished_finite(self, user: str, job: int) -> bool:
+        spec = self.work[user].specs[job]
+        return spec.finite and self.times.get((user, job), _JobTimes()).finish is None
+
     def running_on(self, servers: set[str]) -> list[tuple[str, int]]:
         return [key for key, r in self.running.items() if r.server in servers]
 
@@ -218,11 +261,28 @@ class JobTracker:
         """Per task of a finite job that ran: its (last) start - its job's arrival."""
         return np.array([start - self.arrival_at[(u, j)] for (u, j, _), start in self.task_start.items() if self.work[u].specs[j].finite], dtype=np.float64)
 
-    def unfinished(self) -> Mapping[str, int]:
-        """Per user, the tasks of its finite jobs that have not finished."""
+    def unfinished(self, given_up: bool = True) -> Mapping[str, int]:
+        """Per user, the tasks of its finite jobs that have not finished (without
+        ``given_up``: leaving out the jobs given up)."""
         out = {}
         for uid, u in self.specs.items():
-            left = sum((spec.tasks or 0) - self.times.get((uid, j), _JobTimes()).finished for j, spec in enumerate(u.job_list) if spec.finite)
+            left = sum(self.tasks_left(uid, j) for j, spec in enumerate(u.job_list) if spec.finite and (given_up or (uid, j) not in self.given_up))
             if left > 0:
                 out[uid] = left
+        return out
+
+    def tasks_left(self, user: str, job: int) -> int:
+        """The tasks of ``user``'s finite job ``job`` that have not finished."""
+        spec = self.work[user].specs[job]
+        return (spec.tasks or 0) - self.times.get((user, job), _JobTimes()).finished
+
+    def unrunnable_records(self) -> list[dict[str, Any]]:
+        """Per job given up at the end: user, job, tasks left (None: endless), why and
+        since when (seconds from the start of allocation), in scenario order."""
+        out = []
+        for uid, u in self.specs.items():
+            for j, spec in enumerate(u.job_list):
+                if (uid, j) in self.given_up:
+                    why, since = self.given_up[(uid, j)]
+                    out.append({"user": uid, "job": spec.id, "tasks_left": self.tasks_left(uid, j) if spec.finite else None, "why": why, "since": since - self.start})
         return out

@@ -24,7 +24,7 @@ allocation tick.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -94,10 +94,12 @@ class _JobState:
     arrived: bool = False
     next_new: int = 0  # the next index never taken yet
     again: list[int] = field(default_factory=list)  # indices lost, pending again (sorted)
+    given_up: bool = False  # no server up can run it (model/fleet.py): its tasks wait aside
 
     def pending(self) -> int:
-        """Tasks arrived and not taken (an endless job has always one more)."""
-        if not self.arrived:
+        """Tasks arrived and not taken (an endless job has always one more); none while
+        the job is given up."""
+        if not self.arrived or self.given_up:
             return 0
         if self.spec.tasks is None:
             return 1
@@ -117,11 +119,12 @@ class UserWorkload:
         self.jobs = [_JobState(spec) for spec in self.specs]
 
     # -- what is next ---------------------------------------------------------------------
-    def next_task(self) -> TaskRef | None:
-        """The task the user submits next, if one is pending (nothing is taken)."""
+    def next_task(self, skip: Callable[[JobSpec], bool] | None = None) -> TaskRef | None:
+        """The task the user submits next, if one is pending (nothing is taken); passing
+        over the jobs ``skip`` says no server can run (those its user is about to give up)."""
         for j in self.order:
             state = self.jobs[j]
-            if state.pending() > 0:
+            if state.pending() > 0 and (skip is None or not skip(state.spec)):
                 return TaskRef(j, state.again[0] if state.again else state.next_new)
         return None
 
@@ -150,6 +153,19 @@ class UserWorkload:
             state.again.remove(ref.index)
         elif ref.index >= state.next_new:
             state.next_new = ref.index + 1
+
+    def give_up(self, job: int) -> None:
+        """No server up can run ``job``: its tasks are pending no more (the user goes on
+        with its later jobs), until :meth:`resume` (a server that can run it joined)."""
+        self.jobs[job].given_up = True
+
+    def resume(self, job: int) -> None:
+        """``job``, given up, can run again: its tasks are pending again, in their place."""
+        self.jobs[job].given_up = False
+
+    def given_up(self) -> list[int]:
+        """The jobs given up, in serving order."""
+        return [j for j in self.order if self.jobs[j].given_up]
 
     def put_back(self, ref: TaskRef) -> None:
         """A task taken that will not finish where it went (its server died, before or

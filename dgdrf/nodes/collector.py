@@ -43,6 +43,9 @@ from dgdrf.model.notions import DominantShare, FairnessNotion
 from dgdrf.model.resources import SHARE_TIE_TOLERANCE
 from dgdrf.model.scenario import Scenario
 from dgdrf.model.envy_over_time import EnvyOverTime
+from dgdrf.model.constraints import Constraint
+from dgdrf.model.fleet import runs_on
+from dgdrf.model.workload import JobSpec
 from dgdrf.model.sharing_over_time import SharingOverTime, guarantee_shares
 from dgdrf.model.timeline import Timeline
 from dgdrf.nodes.stop_rules import final_reason
@@ -64,6 +67,7 @@ REPORT_KINDS = frozenset({
     "retransmitted", "unexpected_accept", "allocate_rejected", "walk_lost", "declined",
     "repeated_start", "rejected", "task_lost", "withdrawn", "stray_allocation",
     "finished",  # handled: a task ended
+    "given_up", "resumed",  # handled: a job no server up can run, aside and back again (model/fleet.py)
 })  # fmt: skip
 #: Most tasks of one user the collector keeps track of before they are allocated (reported
 #: submitted or accepted). A user has one task on its way at a time, a few with losses;
@@ -155,6 +159,7 @@ class Collector:
         for u in self.scenario.users:
             if u.tenant:
                 self.ledger.set_tenant(self.ledger.user_index[u.id], u.tenant)
+        self._unrunnable_known: dict[tuple[tuple[float, ...], Constraint], bool] = {}
         self._allocated: set[tuple[str, int]] = set()
         self._open: dict[str, set[int]] = {}  # user -> its tasks reported but not allocated
         every = self.sample_every
@@ -415,6 +420,43 @@ class Collector:
         self._shares_changed(time)
         self._judge(time)
 
+    def _on_given_up(self, user: str, time: float, f: dict[str, Any]) -> None:
+        """``user`` gave a job up: no server up can run it (its reason ``why``); it is no
+        work left, and blocks none of the user's later jobs, until ``resumed``."""
+        if user not in self.jobs.work:
+            return
+        self._advance(time)
+        if self.jobs.give_up(user, int(f["job"]), int(f.get("task_id", -1)), str(f.get("why", ""))[:500], time):
+            self.counters["given_up"] = self.counters.get("given_up", 0) + 1
+            self._follow(user)
+            self._shares_changed(time)
+            self._judge(time)
+
+    def _on_resumed(self, user: str, time: float, f: dict[str, Any]) -> None:
+        """``user`` took a job it had given up again (a server that can run it joined)."""
+        if user not in self.jobs.work:
+            return
+        self._advance(time)
+        if self.jobs.resume(user, int(f["job"])):
+            self.counters["resumed"] = self.counters.get("resumed", 0) + 1
+            self._follow(user)
+            self._shares_changed(time)
+
+    def able(self, spec: JobSpec) -> list[str]:
+        """The servers up (in the collector's ledger) that can run job ``spec``: none, for
+        a job rightly given up (model/fleet.py's rule)."""
+        ledger = self.ledger
+        live = ledger.live()
+        return [sid for s, sid in enumerate(ledger.server_ids) if live[s] and runs_on(spec.demand, spec.constraint, sid, ledger.capacity[s], ledger.server_attributes(s))]
+
+    def _unrunnable(self, spec: JobSpec) -> bool:
+        """Whether no server up can run ``spec`` (cached until servers leave or join)."""
+        key = (spec.demand, spec.constraint)
+        known = self._unrunnable_known.get(key)
+        if known is None:
+            known = self._unrunnable_known[key] = not self.able(spec)
+        return known
+
     def _on_task_lost(self, user: str, time: float, f: dict[str, Any]) -> None:
         """A task of ``user`` will not finish where it went (its server died): pending
         again, its resources (if it ran) freed with the server."""
@@ -472,6 +514,10 @@ class Collector:
             s = self.ledger.server_index.get(server)
             if s is not None:
                 self.ledger.retire(s)
+        self._unrunnable_known.clear()
+        self.jobs.unrunnable = self._unrunnable  # every job could run while the scenario's servers were all up
+        for user in self.jobs.work:  # a user's next job may be one no server up can run now
+            self._follow(user)
         self._guaranteed_at[:] = -1  # every guarantee counts the live servers
         self._shares_changed(time)
         self.counters["servers_down"] = self.counters.get("servers_down", 0) + len(servers)
@@ -495,8 +541,13 @@ class Collector:
             if len(servers) > 1:
                 self.violations.append(f"task {key[1]} of {key[0]} accepted {len(servers)} times: {servers}")
         if self.end_reason == "drained":
-            for user, left in self.jobs.unfinished().items():
+            for user, left in self.jobs.unfinished(given_up=False).items():
                 self.violations.append(f"drained, but {left} task(s) of {user}'s finite jobs did not run to completion")
+        for user, job in self.jobs.given_up:
+            spec = self.jobs.work[user].specs[job]
+            able = self.able(spec)
+            if able:
+                self.violations.append(f"job {spec.id!r} of {user} given up as one no server can run, but {', '.join(able[:4])} (up) can run it")
 
     # -- what it measured (jobs) -------------------------------------------------------
     def sharing_over_time(self, end: float) -> dict[str, Any] | None:

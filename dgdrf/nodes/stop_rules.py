@@ -14,9 +14,13 @@ The collector (nodes/collector.py) keeps the global truth; these rules read it:
 - **stalled**: something fits now, where it may run (on a server holding it, for a task
   whose copies are held), and nothing has been placed for ``stall_time`` seconds since it
   began to fit: a bug to find. Waiting for a running task to end is not a stall: while
-  nothing pending fits, the stall clock does not run;
+  nothing pending fits, the stall clock does not run. Also stalled: work of finite jobs
+  is left that nothing can bring about for ``stall_time`` seconds (nothing fits, nothing
+  running will end, nothing is to arrive): a job no server up can run is given up by its
+  user (model/fleet.py) and is no work left, so what remains is a bug too. So is a run
+  whose clock runs out of events with work left (dgdrf/world.py);
 - **max_time**: the run's time limit (an endless workload whose tasks end never stops
-  by itself).
+  by itself), and only when it is reached.
 
 drained and saturated are decided at the collector's events (an allocation, a task
 ending), so a run ends at the exact moment; the others by a watch every so often. A
@@ -82,7 +86,8 @@ class StopRules:
     #: seconds a run must look stranded before it is taken for stranded (network mode)
     stranded_patience: float = 0.0
     _stranded_since: float | None = field(default=None, init=False)
-    #: since when something pending has fitted at every check (None: it did not at the last)
+    #: since when something pending has fitted at every check, or work has been left that
+    #: nothing will bring about (None: neither, at the last check)
     fits_since: float | None = field(default=None, init=False)
 
     def check(self, state: RunState, now: float) -> str | None:
@@ -99,8 +104,10 @@ class StopRules:
         else:
             self._stranded_since = None
         # the stall clock runs while a task fits where it may run: somewhere, and, for a
-        # task whose copies are held (probes), on a server holding it (not stranded)
-        if stranded or not state.fits_now():
+        # task whose copies are held (probes), on a server holding it (not stranded); and
+        # while finite work is left that nothing will bring about
+        fits = not stranded and state.fits_now()
+        if not fits and (stranded or not state.finite_work_left(now) or state.room_may_return(now)):
             self.fits_since = None
         elif self.fits_since is None:
             self.fits_since = now

@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from dgdrf.model.fleet import Fleet
 from dgdrf.model.workload import CLASSIC, Durations, JobSpec, TaskRef, TaskTraits, UserWorkload, arrival_time
 from dgdrf.nodes.protocol import (
     RETRY_S,
@@ -90,7 +91,7 @@ class User(Actor):
 
     def __init__(
         self, address: str, demand: Sequence[float], gateway: str, start_delay: float = 0.0, retry: float = RETRY_S, jobs: UserJobs | None = None,
-        runs_on: frozenset[str] | None = None,
+        runs_on: frozenset[str] | None = None, fleet: Fleet | None = None,
     ) -> None:
         super().__init__(address)
         #: a liar's true servers (the audit's claims, model/audit.py): it declines others
@@ -115,6 +116,9 @@ class User(Actor):
         self.current: TaskRef | None = None  # the task being placed now (jobs)
         self.traits: TaskTraits = CLASSIC
         self.tasks_running: dict[int, _Running] = {}  # task id -> where it runs (jobs)
+        #: the servers up as far as this user knows (jobs): a job none of them can run is
+        #: given up (model/fleet.py), and taken up again when one that can joins
+        self.fleet = fleet if jobs is not None else None
         if jobs is not None:
             self.state = IDLE
 
@@ -138,8 +142,8 @@ class User(Actor):
             self.after(self.retry, self._retransmit, self._epoch)
 
     def _retransmit(self, epoch: int) -> None:
-        if epoch != self._epoch:
-            return  # answered in time
+        if epoch != self._epoch or (self.state == IDLE and self.sent_to in self.down):
+            return  # answered in time (or an Idle for a server gone since)
         self.report("retransmitted", step=self.state)
         self._send_step()
         self.after(self.retry, self._retransmit, epoch)
@@ -189,20 +193,49 @@ class User(Actor):
         if msg.task_id == self.task_id and self.state == SUBMITTED and src == self.sent_to:
             self._step(QUEUED)
 
-    def _give_up(self) -> None:
+    def _give_up(self) -> bool:
         """The current task's accepted placement was on a server that died, so it never
         started: count it lost and go on with the next task id (with jobs: the lost task
-        is pending again, and the next task is taken anew)."""
+        is pending again, and the next task is taken anew). False if no task is left to
+        place (with jobs: what is pending no server up can run, so the user went idle)."""
         self.report("task_lost", task_id=self.task_id, server=self.accepted_server or self.accepted_from)
         self.task_id += 1
         if self.workload is not None and self.current is not None:
             self.workload.put_back(self.current)
             self._take()
-            if self.current is None:  # cannot be: the task put back is pending
-                return
+            if self.current is None:  # its job, and every later one, can run nowhere now
+                self._go_idle()
+                return False
             self.report("submitted", task_id=self.task_id, job=self.current.job, index=self.current.index)
         else:
             self.report("submitted", task_id=self.task_id)
+        return True
+
+    def _abandon(self, job: int, why: str, task_id: int = -1) -> None:
+        """No server up can run ``job`` (its constraint or demand matched only servers
+        that left): its tasks wait aside (given up, with ``task_id`` the one taken of it
+        and not placed, if any), and the user goes on with its later jobs. The collector
+        lists it among the run's unrunnable jobs unless a server that can run it joins."""
+        assert self.workload is not None
+        self.workload.give_up(job)
+        self.report("given_up", job=job, task_id=task_id, why=why)
+
+    def _abandon_current(self, why: str) -> None:
+        """The task being placed (not yet accepted anywhere) belongs to a job that no
+        server up can run: give the job up and go on with the next task id, which
+        supersedes the old one where it waits (a TaskRequest, or Idle)."""
+        assert self.workload is not None and self.current is not None
+        self.workload.put_back(self.current)
+        self._abandon(self.current.job, why, self.task_id)
+        self.task_id += 1
+        self._next()
+
+    def _current_unrunnable(self) -> str | None:
+        """Why the current task's job can run on no server up (None: it can)."""
+        if self.fleet is None or self.current is None or self.jobs is None:
+            return None
+        spec = self.jobs.jobs[self.current.job]
+        return self.fleet.why_not(spec.demand, spec.constraint)
 
     def _placed(self) -> bool:
         """Whether the current task has an accepted placement (its TaskAllocated pending)."""
@@ -219,7 +252,8 @@ class User(Actor):
         if self._placed():
             if self.accepted_from != msg.old:
                 return  # placed elsewhere (random walk): its TaskAllocated will come
-            self._give_up()
+            if not self._give_up():
+                return
         self._submit()
 
     def on_MemberDown(self, src: str, msg: MemberDown) -> None:
@@ -232,6 +266,8 @@ class User(Actor):
         again, their share given back."""
         gone = set(msg.addresses)
         self.down |= gone
+        if self.fleet is not None:
+            self.fleet.leave(gone)
         if self.workload is not None:
             self._lose_running(gone)
         if self.state == IDLE:
@@ -241,11 +277,16 @@ class User(Actor):
         # the proposer (a walk's server, a home) or, under a central scheduler, the
         # server it ordered the task on
         if self._placed() and (self.accepted_from in gone or self.accepted_server in gone):
-            self._give_up()
+            if not self._give_up():
+                return
             if self.sent_to in gone:
                 self._ask_again()
             else:
                 self._submit()
+            return
+        why = None if self._placed() else self._current_unrunnable()
+        if why is not None:
+            self._abandon_current(why)
         elif self.state != ASKING and self.sent_to in gone:
             self._ask_again()
 
@@ -317,12 +358,22 @@ class User(Actor):
             self._next()
 
     def _take(self) -> None:
-        """Take the next pending task as the current one (None: nothing pending)."""
+        """Take the next pending task as the current one (None: nothing pending); a job
+        that no server up can run is given up on the way (:meth:`_abandon`)."""
         assert self.workload is not None and self.jobs is not None
-        ref = self.current = self.workload.take()
-        if ref is None:
-            return
-        spec = self.jobs.jobs[ref.job]
+        workload, fleet = self.workload, self.fleet
+        while True:
+            ref = workload.next_task()
+            if ref is None:
+                self.current = None
+                return
+            spec = self.jobs.jobs[ref.job]
+            why = fleet.why_not(spec.demand, spec.constraint) if fleet is not None else None
+            if why is None:
+                break
+            self._abandon(ref.job, why)
+        workload.take_ref(ref)
+        self.current = ref
         self.demand = [float(x) for x in spec.demand]
         arrival = spec.arrival
         self.traits = TaskTraits(self.jobs.weight, self.jobs.durations.of(ref), spec.constraint, arrival, self.jobs.sequence[ref.job])
@@ -334,9 +385,13 @@ class User(Actor):
         if self.current is not None:
             self._request_server()
             return
+        self._go_idle()
+
+    def _go_idle(self) -> None:
+        """Nothing to place: tell the server my tasks went to (Idle, until noted)."""
         self.state = IDLE
         self._epoch += 1
-        if self.sent_to:
+        if self.sent_to and self.sent_to not in self.down:  # (a server gone has nothing to be told)
             self.after(self.retry, self._retransmit, self._epoch)
             self._send_step()
 

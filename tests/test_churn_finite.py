@@ -1,0 +1,185 @@
+"""Finite work under churn: a job that no server up can run any more is given up by its
+user (model/fleet.py), listed in the result's ``unrunnable_jobs`` and blocks nobody, so a
+run of finite jobs under departures ends drained; a run whose work is left that nothing
+can bring about ends stalled, never max_time before its limit."""
+
+from __future__ import annotations
+
+import pytest
+
+import dgdrf
+from dgdrf.emulation import Crash, Observer, RunConfig, build
+from dgdrf.model.constraints import UNCONSTRAINED, Constraint
+from dgdrf.model.fleet import Fleet, runs_on
+from dgdrf.model.scenario import ServerSpec, build_scenario
+from dgdrf.nodes.user import User
+
+FINITE_8X4 = "configs/google-finite-8x4.toml"
+
+
+def _servers(*specs: ServerSpec) -> dict[str, ServerSpec]:
+    return {s.id: s for s in specs}
+
+
+A = ServerSpec("a", (4.0, 8.0), (("zone", "x"),))
+B = ServerSpec("b", (2.0, 2.0), (("zone", "y"),))
+C = ServerSpec("c", (8.0, 8.0), (("zone", "y"),))
+IN_X = Constraint(None, (("zone", ("x",)),))
+
+
+# -- the fleet a user knows -------------------------------------------------------------------
+
+
+def test_a_fleet_says_a_job_can_run_while_no_server_left_and_why_not_once_its_servers_did():
+    fleet = Fleet(_servers(A, B, C))
+    assert fleet.why_not([4.0, 8.0], IN_X) is None
+    assert fleet.leave(["b", "nobody"]) == ["b"]
+    assert fleet.why_not([4.0, 8.0], IN_X) is None
+    assert fleet.leave(["a"]) == ["a"] and fleet.leave(["a"]) == []
+    assert fleet.why_not([4.0, 8.0], IN_X) == "no server up matches its constraint; a could, and left"
+    assert fleet.why_not([1.0, 1.0], UNCONSTRAINED) is None  # c
+    assert fleet.why_not([6.0, 8.0], UNCONSTRAINED) is None
+    fleet.leave(["c"])
+    assert fleet.why_not([1.0, 1.0], UNCONSTRAINED) == "no server up matches its constraint; a, b, c could, and left"
+    assert [s.id for s in fleet.up()] == []
+
+
+def test_a_fleet_names_a_demand_that_fits_only_on_servers_gone_and_takes_servers_back():
+    fleet = Fleet(_servers(A, B, C))
+    fleet.leave(["c"])
+    assert fleet.why_not([6.0, 6.0], UNCONSTRAINED) == "its demand [6.0, 6.0] fits on none of the 2 server(s) up that its constraint admits; c could, and left"
+    assert fleet.why_not([6.0, 6.0], Constraint(None, (("zone", ("y",)),))) == "its demand [6.0, 6.0] fits on none of the 1 server(s) up that its constraint admits; c could, and left"
+    new = ServerSpec("d", (8.0, 8.0), (("zone", "x"),))
+    assert fleet.join(new) and not fleet.join(new)
+    assert fleet.why_not([6.0, 6.0], UNCONSTRAINED) is None
+    assert fleet.join(C) and not fleet.join(C)  # a scenario server back, as it was
+    assert sorted(s.id for s in fleet.up()) == ["a", "b", "c", "d"]
+    fleet.leave(["d"])
+    assert sorted(s.id for s in fleet.up()) == ["a", "b", "c"] and "d" in fleet.left
+
+
+def test_runs_on_is_the_scenarios_rule_constraint_and_demand_on_the_empty_server():
+    assert runs_on([4.0, 8.0], IN_X, "a", A.capacity, A.attribute_map)
+    assert not runs_on([4.0, 8.0], IN_X, "c", C.capacity, C.attribute_map)
+    assert not runs_on([4.0 + 1e-6, 8.0], IN_X, "a", A.capacity, A.attribute_map)
+    assert runs_on([4.0 + 1e-12, 8.0], IN_X, "a", A.capacity, A.attribute_map)  # within the fit tolerance
+    assert not runs_on([1.0], UNCONSTRAINED, "a", A.capacity, A.attribute_map)  # resources differ
+
+
+# -- the issue's run: departures that leave jobs nobody can run ----------------------------------
+
+
+def _only_on(scenario, gone: set[str]) -> set[tuple[str, str]]:
+    """The jobs that only servers in ``gone`` can run."""
+    up = [s for s in scenario.servers if s.id not in gone]
+    return {(u.id, j.id) for u in scenario.users for j in u.job_list if not any(runs_on(j.demand, j.constraint, s.id, s.capacity, s.attribute_map) for s in up)}
+
+
+@pytest.mark.parametrize("policy", ["drf", "fifo", "tsf", "dgdrf", "dg-tsf", "d-psdsf"])
+def test_two_departures_leave_the_jobs_only_they_could_run_given_up_and_every_other_job_done(policy):
+    """``dgdrf run --scenario configs/google-finite-8x4.toml --policy P --churn-departures 2``:
+    s8 and s4 leave at 3.5 s and 5.2 s, and class c3 with s4. The run drains; the jobs
+    given up are exactly those no server left can run, and every other job is done."""
+    scenario = dgdrf.load_scenario(FINITE_8X4)
+    result = build(scenario, RunConfig(policy=policy, seed=1, churn_departures=2)).run()
+    gone = {a for _, a in result.churn["schedule"]}
+    assert gone == {"s4", "s8"}
+    assert result.stop_reason == "drained" and result.invariant_violations == []
+    given_up = {(j["user"], j["job"]) for j in result.unrunnable_jobs}
+    done = {(j["user"], j["job"]) for j in result.jobs if j["finish"] is not None}
+    assert given_up == _only_on(scenario, gone) - done and len(given_up) == 5
+    assert {(j["user"], j["job"]) for j in result.jobs} - given_up == done
+    assert all(j["why"] == "no server up matches its constraint; s4 could, and left" for j in result.unrunnable_jobs)
+    left = {(j["user"], j["job"]): j["tasks_left"] for j in result.unrunnable_jobs}
+    by_user: dict[str, int] = {}
+    for (user, _), n in left.items():
+        by_user[user] = by_user.get(user, 0) + n
+    assert result.unfinished_tasks == by_user  # what is unfinished is what was given up
+    assert result.events["given_up"] == 5 and "resumed" not in result.events
+
+
+def test_a_run_with_jobs_and_no_departure_gives_nothing_up():
+    result = dgdrf.run(FINITE_8X4, policy="drf")
+    assert result.stop_reason == "drained" and result.unrunnable_jobs == [] and "given_up" not in result.events
+
+
+#: u1's first job may run only on s2, its second anywhere; u2's anywhere
+LAST_SERVER = build_scenario(
+    ["cpu", "mem"],
+    [{"id": "s1", "capacity": [4.0, 4.0]}, {"id": "s2", "capacity": [4.0, 4.0]}],
+    [
+        {"id": "u1", "jobs": [{"id": "j", "demand": [1.0, 1.0], "tasks": 12, "duration": 10.0, "eligible": ["s2"]}, {"id": "k", "demand": [1.0, 1.0], "tasks": 2, "duration": 1.0, "arrival": 1.0}]},
+        {"id": "u2", "jobs": [{"id": "j", "demand": [1.0, 1.0], "tasks": 6, "duration": 5.0}]},
+    ],
+    name="last-server",
+)
+
+
+@pytest.mark.parametrize("policy", ["drf", "fifo", "udrf", "psdsf", "probes", "ddrf-random", "dgdrf", "pdg-tsf", "d-psdsf"])
+def test_a_crash_that_takes_a_jobs_last_server_gives_it_up_even_mid_job(policy):
+    """u1's first job may run only on s2; s2 crashes while the job's tasks run there: the
+    tasks running are lost, the job is given up with what is left of it, u1's later job
+    and u2's run."""
+    config = RunConfig(policy=policy, seed=2, warmup=2.0, max_time=5000.0)
+    world = build(LAST_SERVER, config)
+    at = world.start + 12.0
+    result = world.run(controls=[Crash(at, ("s2",))])
+    assert result.stop_reason == "drained" and result.invariant_violations == []
+    (given,) = result.unrunnable_jobs
+    assert (given["user"], given["job"]) == ("u1", "j") and 0 < given["tasks_left"] < 12
+    assert given["why"] == "no server up matches its constraint; s2 could, and left"
+    done = {(j["user"], j["job"]) for j in result.jobs if j["finish"] is not None}
+    assert done == {("u1", "k"), ("u2", "j")}
+
+
+# -- a run that can no longer progress says so -------------------------------------------------
+
+
+class _Deaf(Observer):
+    """Makes every user forget the servers (a user that never gives a job up: the bug the
+    stop rules must catch)."""
+
+    def started(self, world) -> None:
+        for actor in world.transport.actors.values():
+            if isinstance(actor, User):
+                actor.fleet = None
+
+
+def test_a_user_that_never_gives_a_job_up_ends_its_run_stalled_not_max_time():
+    """The collector knows the job cannot run and takes the user's next job for its next
+    task; that one fits and nothing is placed: stalled, long before the time limit."""
+    world = build(dgdrf.load_scenario(FINITE_8X4), RunConfig(policy="drf", seed=1, churn_departures=2, stall_time=30.0))
+    result = world.run(observers=[_Deaf()])
+    assert result.stop_reason == "stalled" and world.clock.now() < 1000.0
+    assert result.unfinished_tasks and result.unrunnable_jobs == []
+
+
+def test_work_left_that_nothing_can_bring_about_ends_stalled_after_the_stall_time():
+    """Nothing fits, nothing runs, nothing is to arrive, and a job is neither done nor
+    given up: the stall clock runs although nothing fits."""
+    config = RunConfig(policy="drf", seed=2, max_time=5000.0, stall_time=40.0)
+    world = build(LAST_SERVER, config)
+    result = world.run(observers=[_Deaf()], controls=[Crash(12.0, ("s2",))])
+    assert result.stop_reason == "stalled" and result.unrunnable_jobs == []
+    assert result.unfinished_tasks["u1"] > 0 and "u2" not in result.unfinished_tasks
+    lost = 12.0 + 1.5  # the crash detected: u1's tasks running on s2 lost, nothing runs after
+    assert 40.0 <= world.clock.now() - lost <= 40.0 + 1.0 + 1e-9  # the stall time, to the watch's period
+
+
+def test_a_clock_out_of_events_before_the_limit_is_stalled_and_the_limit_itself_max_time(monkeypatch):
+    """Where nothing would ever act again the clock runs out of events before the run's
+    limit: that is no time limit reached. (Every run has its watch and sampler ticking, so
+    the clock here is made to run out at 50 s.)"""
+    from dgdrf import world as world_module
+
+    class RunsOut(world_module.VirtualClock):
+        def run(self, until=None):
+            return super().run(until=min(50.0, until))
+
+    monkeypatch.setattr(world_module, "VirtualClock", RunsOut)
+    world = build(dgdrf.load_scenario(FINITE_8X4), RunConfig(policy="drf", seed=1, max_time=10_000.0))
+    result = world.run()
+    assert result.stop_reason == "stalled" and world.clock.now() == 50.0
+    monkeypatch.undo()
+    short = build(dgdrf.load_scenario(FINITE_8X4), RunConfig(policy="drf", seed=1, max_time=40.0)).run()
+    assert short.stop_reason == "max_time"  # the limit itself, reached
