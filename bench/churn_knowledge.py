@@ -8,8 +8,8 @@ with 4 of the 40 servers leaving (crashing) a minute apart from t = 60 s, as tha
 of bench/overlay-fairness-40x8.toml, for seeds 1-3, twice:
 
 - *told*: the current code, in which a server reported down (MemberDown) leaves the
-  census of server kinds each server ranks by (policies/meters.py ``DepartedServers``);
-- *not told*: the same with ``DepartedServers.on_MemberDown`` swapped for one that does
+  census of server kinds each server ranks by (policies/meters.py ``CensusChanges``);
+- *not told*: the same with ``CensusChanges.members_down`` swapped for one that does
   nothing, for the run: each server keeps the census it was given at start (exact
   capacity knowledge), so its h_i keeps counting the servers gone. This was the code
   before.
@@ -37,7 +37,7 @@ def _run(job: tuple[str, int, int, int, bool]) -> dict:
     from dgdrf.config import RunConfig, load_scenario
     from dgdrf.model.problem import tasks_per_server
     from dgdrf.nodes.collector import exceeds_minimum
-    from dgdrf.policies.meters import DepartedServers
+    from dgdrf.policies.meters import CensusChanges
     from dgdrf.world import Observer, build
 
     policy, seed, neighbors, departures, told = job
@@ -63,13 +63,13 @@ def _run(job: tuple[str, int, int, int, bool]) -> dict:
             c[2] += on_given
 
     obs = TwoJudges()
-    told_of_departures = DepartedServers.on_MemberDown
+    told_of_departures = CensusChanges.members_down
     if not told:
-        DepartedServers.on_MemberDown = lambda self, src, msg: None  # for this run only (restored below)
+        CensusChanges.members_down = lambda self, addresses: None  # for this run only (restored below)
     try:
         r = build(scenario, config).run(observers=[obs])
     finally:
-        DepartedServers.on_MemberDown = told_of_departures
+        CensusChanges.members_down = told_of_departures
     return {"policy": policy, "seed": seed, "told": told, "end": r.stop_reason, "allocations": r.allocations, "errors": r.error_ratio,
             "violations": len(r.invariant_violations), "counts": obs.counts, "jct_mean": r.jct_s["mean"]}
 

@@ -567,8 +567,9 @@ def _cluster_inputs(args: argparse.Namespace) -> tuple[Any, RunConfig]:
         raise ConfigError(f"a cluster runs one policy, got {', '.join(policies)}")
     if policies[0] not in POLICIES:
         raise ConfigError(f"unknown policy {policies[0]!r}; known policies: {', '.join(POLICIES)}")
-    if config.churn_departures:
-        raise ConfigError("churn_departures: churn is emulated (dgdrf run); in a cluster, servers leave when their processes stop")
+    if config.churn_departures or config.churn_joins:
+        which = "churn_departures" if config.churn_departures else "churn_joins"
+        raise ConfigError(f"{which}: churn is emulated (dgdrf run); in a cluster, servers leave when their processes stop and join when a dgdrf node starts")
     return scenario, replace(config, policy=policies[0]).validate()
 
 

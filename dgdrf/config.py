@@ -49,14 +49,18 @@ class RunOptions:
 
 @dataclass(frozen=True)
 class ChurnOptions:
-    """Servers leaving during an emulated run (dgdrf/world.py ``Churn``: crashes at the
-    events of a Poisson process, the members that must know told after the failure
-    detector's delay). Emulation only: in a cluster, servers leave when their processes
-    stop."""
+    """Servers leaving and joining during an emulated run (dgdrf/world.py ``Churn``:
+    crashes at the events of a Poisson process, the members that must know told after the
+    failure detector's delay; joins at those of another). Emulation only: in a cluster,
+    servers leave when their processes stop and join when a ``dgdrf node`` starts."""
 
     churn_departures: int = option(0, "servers that crash and leave during the run, one at a time, picked at random (emulation only)", lo=0)
     churn_every: float = option(10.0, "mean seconds between two departures (a Poisson process)", lo=0.0, lo_open=True, hi=MAX_SECONDS, unit="seconds")
-    churn_start: float = option(0.0, "virtual time from which servers leave", lo=0.0, hi=MAX_SECONDS, unit="seconds")
+    churn_start: float = option(0.0, "virtual time from which servers leave (and join)", lo=0.0, hi=MAX_SECONDS, unit="seconds")
+    churn_joins: int = option(
+        0, "servers that join during the run, one at a time (a Poisson process of the same mean gap): each a new server of the kind of the earliest departed server not yet replaced, else of a scenario server drawn at random (emulation only)",
+        lo=0, hi=100_000,
+    )
 
 
 #: the built-in option groups, in the order --help lists them

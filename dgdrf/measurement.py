@@ -78,6 +78,9 @@ class RunResult:
     #: matched only servers that left; model/fleet.py): user, job, tasks_left (None for an
     #: endless job), why, since (seconds from the start of allocation); [] when none was
     unrunnable_jobs: list[dict[str, Any]] | None = None
+    #: the jobs withdrawn because their users went down (their processes killed; their
+    #: tasks that ran, ran on): user, job, tasks_left, why, since; absent when no user did
+    withdrawn_jobs: list[dict[str, Any]] | None = None
     #: each user's (weighted) dominant share averaged over the time it competed (had a
     #: task pending; model/timeline.py), and fairness over them
     time_avg_shares: dict[str, float] | None = None
@@ -133,7 +136,7 @@ class RunResult:
 
 #: result keys left out of the JSON when None (they describe what the thesis's world has not)
 OPTIONAL_KEYS = (
-    "churn", "jobs", "makespan", "jct_s", "queueing_delay_s", "unfinished_tasks", "unrunnable_jobs", "time_avg_shares", "jain_time_avg", "gini_time_avg",
+    "churn", "jobs", "makespan", "jct_s", "queueing_delay_s", "unfinished_tasks", "unrunnable_jobs", "withdrawn_jobs", "time_avg_shares", "jain_time_avg", "gini_time_avg",
     "min_time_avg_share", "sharing_over_time", "envy_over_time", "samples", "weights", "time_scale", "fairness", "notion_shares", "per_server", "audit",
 )  # fmt: skip
 
@@ -160,13 +163,17 @@ def job_measures(collector: Collector, end: float) -> dict[str, Any]:
         records = collector.jobs.job_records()
         out["jobs"] = records
         finishes = [r["finish"] for r in records if r["finish"] is not None]
-        out["makespan"] = max(finishes) if len(finishes) == len(records) and finishes else None
+        tracker = collector.jobs
+        aside = sum(tracker.work[u].specs[j].finite for u, j in {*tracker.given_up, *tracker.withdrawn})  # what no one could run, or place
+        out["makespan"] = max(finishes) if len(finishes) + aside >= len(records) and finishes else None
         out["jct_s"] = summary(np.array([r["jct"] for r in records if r["jct"] is not None], dtype=np.float64))
         out["queueing_delay_s"] = summary(collector.jobs.queueing_delays())
         unfinished = dict(collector.jobs.unfinished())
         out["unfinished_tasks"] = unfinished or None
     if collector.jobs.specs:
         out["unrunnable_jobs"] = collector.jobs.unrunnable_records()
+        if collector.jobs.users_down:
+            out["withdrawn_jobs"] = collector.jobs.withdrawn_records()
     averages = collector.time_averaged_shares(end)
     if averages is not None:
         ids = collector.ledger.user_ids

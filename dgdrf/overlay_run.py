@@ -216,6 +216,10 @@ class OverlayRun:
         """Every overlay node (not the bootstrap)."""
         return list(self.names)
 
+    def crashable(self) -> list[str]:
+        """The same nodes: an overlay run's members are its servers."""
+        return self.departable()
+
     def members_down(self, addresses: tuple[str, ...]) -> None:
         """Nobody is told: an overlay finds out for itself that a node is gone."""
 

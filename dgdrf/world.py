@@ -26,9 +26,9 @@ or when the watch stops it (stranded, stalled).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Callable, Collection, Iterable, Iterator, Mapping, Protocol, Sequence
+from typing import Any, Callable, Collection, Iterable, Iterator, Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -42,7 +42,7 @@ from dgdrf.model.scenario import Scenario, ServerSpec, UserSpec
 from dgdrf.nodes.bootstrap import Bootstrap
 from dgdrf.nodes.collector import AllocationRecord, Collector
 from dgdrf.nodes.gateway import Gateway
-from dgdrf.nodes.protocol import MemberDown
+from dgdrf.nodes.protocol import MemberDown, MemberUp
 from dgdrf.nodes.server import Server
 from dgdrf.nodes.stop_rules import STOP_REASONS as STOP_REASONS, StopRules
 from dgdrf.nodes.user import User, UserJobs
@@ -86,7 +86,11 @@ class Stage(Protocol):
         ...
 
     def departable(self) -> list[str]:
-        """The members that may crash or leave, in the run's order."""
+        """The members that may leave (a churn's), in the run's order."""
+        ...
+
+    def crashable(self) -> list[str]:
+        """The members that may crash (a :class:`Crash`'s), in the run's order."""
         ...
 
     @property
@@ -136,15 +140,20 @@ def policy_options(scenario: Scenario, config: RunConfig) -> PolicyOptions:
     shared = {d.name: getattr(config, d.name) for d in declared(PolicyOptions)}
     return PolicyOptions(
         **shared, central=first, gateway=GATEWAY, bootstrap=BOOTSTRAP, total_capacity=tuple(float(x) for x in scenario.total_capacity()),
-        server_kinds=tuple((tuple(float(c) for c in s.capacity), tuple(sorted(s.attribute_map.items()))) for s in scenario.servers),
-        server_ids=tuple(s.id for s in scenario.servers),
-        initiator=first, extras=config.extras,
+        server_kinds=server_kinds(scenario.servers), server_ids=tuple(s.id for s in scenario.servers), initiator=first, extras=config.extras,
     )
 
 
-def build_server(spec: ServerSpec, policy: Policy, config: RunConfig) -> Server:
-    """A resource node hosting the policy's roles; it allocates from the policy's start."""
-    server = Server(spec.id, spec.capacity, tick=config.tick, first_tick=policy.allocation_start + config.tick, attributes=spec.attribute_map, retry=policy.options.retry)
+def server_kinds(servers: Sequence[ServerSpec]) -> tuple[tuple[tuple[float, ...], tuple[tuple[str, Any], ...]], ...]:
+    """Each server's (capacity, attributes), as PolicyOptions gives them (its census)."""
+    return tuple((tuple(float(c) for c in s.capacity), tuple(sorted(s.attribute_map.items()))) for s in servers)
+
+
+def build_server(spec: ServerSpec, policy: Policy, config: RunConfig, joining: bool = False) -> Server:
+    """A resource node hosting the policy's roles; it allocates from the policy's start,
+    or, ``joining`` a run under way, from its first tick."""
+    first_tick = config.tick if joining else policy.allocation_start + config.tick
+    server = Server(spec.id, spec.capacity, tick=config.tick, first_tick=first_tick, attributes=spec.attribute_map, retry=policy.options.retry)
     for role in policy.server_roles(server):
         server.add_role(role)
     return server
@@ -212,6 +221,16 @@ class Deployment:
                     yield build_user(user_spec, self.policy, self.config, i, sequences[i], self.servers)
 
 
+    def joiner(self, spec: ServerSpec, ever: Sequence[ServerSpec], up: Sequence[ServerSpec]) -> Server:
+        """A server that joins the run under way, given the cluster as it is now (as a
+        cluster's bootstrap tells a newcomer): the capacity C of every server that ever
+        joined, those gone included (as every ledger counts them: model/ledger.py), and
+        the census of the servers ``up``, this one among them."""
+        capacity = np.array([s.capacity for s in ever], dtype=np.float64).sum(axis=0)
+        options = replace(self.policy.options, total_capacity=tuple(float(c) for c in capacity), capacity_ids=tuple(s.id for s in ever), server_kinds=server_kinds(up), server_ids=tuple(s.id for s in up))
+        return build_server(spec, make_policy(self.config.policy, options), self.config, joining=True)
+
+
 def deploy(scenario: Scenario, config: RunConfig) -> Deployment:
     """The deployment of ``scenario`` under ``config`` (its policy made with the options
     every node's policy gets: :func:`policy_options`)."""
@@ -235,8 +254,13 @@ class World:
     #: why the run ended (None while it runs and when it saturates)
     stop_reason: str | None = None
     observers: list[Observer] = field(default_factory=list)
-    #: the churn the configuration asked for (``churn_departures``), once the run started
+    #: the churn the configuration asked for (``churn_departures``, ``churn_joins``), once
+    #: the run started
     churn: Churn | None = None
+    #: what the scenario deploys (a server that joins is built from it)
+    deployment: Deployment | None = None
+    #: the servers that joined during the run, in order
+    joined: list[ServerSpec] = field(default_factory=list)
     _ran: bool = field(default=False, init=False)
 
     @property
@@ -253,32 +277,81 @@ class World:
         return "a server"
 
     def departable(self) -> list[str]:
-        """The servers: only their departures are modelled. A departed user's next task
-        would still count as one that fits (the collector judges saturation on every
-        user) and the central scheduler would go on proposing to it, so the run could
-        only stall; the gateway and the bootstrap are single points whose loss ends a
-        network run with a named reason, not one that goes on."""
+        """The scenario's servers: those churn picks its departures among. The gateway
+        and the bootstrap are single points whose loss ends a network run with a named
+        reason, not one that goes on; users may crash (:meth:`crashable`), but a churn of
+        users leaving is not modelled."""
         return [s.id for s in self.scenario.servers]
+
+    def crashable(self) -> list[str]:
+        """The members a :class:`Crash` may take: every server (those that joined too)
+        and every user. A user that crashes competes no more; what it had not started is
+        withdrawn, and its tasks that run, run on (:meth:`Collector.retire_users`)."""
+        return [*self.server_ids(), *(u.id for u in self.scenario.users)]
+
+    def server_ids(self) -> list[str]:
+        """Every server of the run: the scenario's, then those that joined."""
+        return [*(s.id for s in self.scenario.servers), *(s.id for s in self.joined)]
+
+    def fresh_server_id(self) -> str:
+        """An id for a server that joins: ``s<k>``, the first k past the run's servers
+        that names no member."""
+        taken = {*self.server_ids(), *self.transport.actors, *(u.id for u in self.scenario.users)}
+        k = len(self.scenario.servers) + len(self.joined) + 1
+        while f"s{k}" in taken:
+            k += 1
+        return f"s{k}"
 
     def members_down(self, addresses: tuple[str, ...]) -> None:
         """As network mode's failure detector and bootstrap do: the collector judges
-        saturation on the servers that remain, and the members that must know
-        (:meth:`Policy.member_down_audience`) hear MemberDown, reliably as over the
-        bootstrap's TCP connections (the emulated network's loss model is for the members'
-        own messages; these are not counted among them)."""
+        saturation on the servers that remain (and withdraws what the users gone had
+        not started), and the members that must know (:meth:`Policy.member_down_audience`)
+        hear MemberDown, reliably as over the bootstrap's TCP connections (the emulated
+        network's loss model is for the members' own messages; these are not counted
+        among them)."""
         gone = set(addresses)
-        servers = [s.id for s in self.scenario.servers]
+        servers = self.server_ids()
+        users = [u.id for u in self.scenario.users]
         down = [s for s in servers if s in gone]
         if down:
             self.collector.retire_servers(down, self.clock.now())
+        left = [u for u in users if u in gone]
+        if left:
+            self.collector.retire_users(left, self.clock.now())
         bootstrap = self.transport.actors.get(BOOTSTRAP)
         if isinstance(bootstrap, Bootstrap):
             bootstrap.forget(gone)  # the failure detector's own bootstrap
-        audience = type(self.policy).member_down_audience(servers, [u.id for u in self.scenario.users], gone, GATEWAY)
+        audience = type(self.policy).member_down_audience(servers, users, gone, GATEWAY)
         for address in audience:
             actor = self.transport.actors.get(address)  # None: gone, in this crash or an earlier one
             if actor is not None and address not in gone:
                 actor.receive(BOOTSTRAP, MemberDown(sorted(gone)))
+
+    def join(self, spec: ServerSpec) -> None:
+        """Server ``spec`` joins now: built with the policy's roles and the cluster as it
+        is (:meth:`Deployment.joiner`), it starts, announces itself and joins the overlays
+        as any server does at start; the collector counts it (:meth:`Collector.admit_servers`),
+        and every member hears of it (MemberUp: :meth:`Policy.member_up_audience`),
+        reliably, as MemberDown. Its id must be new to the run."""
+        if spec.id in self.transport.actors or spec.id in self.server_ids() or spec.id in {u.id for u in self.scenario.users} or spec.id in (GATEWAY, BOOTSTRAP):
+            raise ValueError(f"join: {spec.id!r} is the id of a member of the run already (a server that joins needs a new one)")
+        if len(spec.capacity) != len(self.scenario.resources):
+            raise ValueError(f"join: {spec.id!r} has {len(spec.capacity)} resources, the scenario {len(self.scenario.resources)}")
+        assert self.deployment is not None  # made by build()
+        gone = ~self.collector.ledger.live()
+        known = {sid: bool(g) for sid, g in zip(self.collector.ledger.server_ids, gone)}
+        ever = [*self.scenario.servers, *self.joined, spec]
+        up = [s for s in ever if not known.get(s.id, False)]
+        server = self.deployment.joiner(spec, ever, up)
+        self.joined.append(spec)
+        self.transport.register(server)
+        server.start()
+        self.collector.admit_servers([spec], self.clock.now())
+        news = MemberUp(spec.id, [float(c) for c in spec.capacity], dict(spec.attribute_map))
+        for address in type(self.policy).member_up_audience(self.server_ids(), [u.id for u in self.scenario.users], GATEWAY):
+            actor = self.transport.actors.get(address)
+            if actor is not None:
+                actor.receive(BOOTSTRAP, news)
 
     def stop(self, reason: str) -> None:
         """End the run now, for ``reason`` (one of :data:`STOP_REASONS`)."""
@@ -302,8 +375,8 @@ class World:
         clock, transport, collector, config = self.clock, self.transport, self.collector, self.config
         limit = config.max_time if until is None else until
         self.observers = [StallWatch(), *observers, *controls]
-        if config.churn_departures:  # the configuration's churn (config.ChurnOptions), after the given controls
-            self.churn = Churn(config.churn_every, config.churn_departures, config.churn_start)
+        if config.churn_departures or config.churn_joins:  # the configuration's churn (config.ChurnOptions), after the given controls
+            self.churn = Churn(config.churn_every, config.churn_departures, config.churn_start, joins=config.churn_joins)
             self.observers.append(self.churn)
         at_start: list[tuple[list[int], list[int]]] = []  # message counters when allocation starts
         clock.call_later(self.start, lambda: at_start.append((list(transport.stats.count), list(transport.stats.nbytes))))
@@ -346,6 +419,9 @@ class World:
         result = measure(self.scenario, config, collector, transport, wall, self.stop_reason, self.start, at_start[0] if at_start else None, now=clock.now())
         if self.churn is not None:
             result.churn = {"every": self.churn.every, "departures": self.churn.departures, "start": self.churn.start, "schedule": [[t, a] for t, a in self.churn.schedule]}
+            if self.churn.joins:  # (a churn of departures alone keeps its record as it was)
+                result.churn["joins"] = self.churn.joins
+                result.churn["join_schedule"] = [[t, j.id, j.like] for t, j in self.churn.join_schedule]
         log.info("run finished", policy=config.policy, scenario=self.scenario.name, stop=result.stop_reason, allocations=result.allocations, runtime_s=round(result.runtime_s, 3), wall_s=round(wall, 3), messages=result.messages["total"])
         for o in self.observers:
             o.finished(self, result)
@@ -379,7 +455,7 @@ def build(scenario: Scenario, config: RunConfig) -> World:
     )
     for actor in deployment.members():
         transport.register(actor)
-    return World(scenario, config, clock, transport, collector, deployment.policy)
+    return World(scenario, config, clock, transport, collector, deployment.policy, deployment=deployment)
 
 
 class StallWatch(Observer):
@@ -428,12 +504,14 @@ def _check_actors(world: Stage, what: str, addresses: Iterable[str]) -> None:
         raise ValueError(f"{what}: no actor {unknown[0]!r} in the run")
 
 
-def _check_departable(world: Stage, what: str, addresses: Iterable[str]) -> None:
-    """Refuse a member whose departure the run does not model (:meth:`Stage.departable`)."""
-    departable = set(world.departable())
+def _check_departable(world: Stage, what: str, addresses: Iterable[str], crash: bool = False) -> None:
+    """Refuse a member whose departure (``crash``: whose crash) the run does not model
+    (:meth:`Stage.departable`, :meth:`Stage.crashable`)."""
+    departable = set(world.crashable() if crash else world.departable())
     others = [a for a in addresses if a not in departable]
     if others:
-        raise ValueError(f"{what}: {others[0]!r} is not {world.departing} (the only members whose departure this run models)")
+        what_may = "a server or a user" if crash and isinstance(world, World) else world.departing
+        raise ValueError(f"{what}: {others[0]!r} is not {what_may} (the only members whose {'crash' if crash else 'departure'} this run models)")
 
 
 def crash(world: Stage, addresses: Sequence[str], detected_after: float = CRASH_DETECTION_S) -> None:
@@ -464,8 +542,38 @@ class Crash(Control):
 
     def started(self, world: Stage) -> None:
         _check_actors(world, "crash", self.addresses)
-        _check_departable(world, "crash", self.addresses)
+        _check_departable(world, "crash", self.addresses, crash=True)
         world.clock.call_later(self.at, crash, world, self.addresses, self.detected_after)
+
+
+@dataclass
+class Join(Control):
+    """Servers that join the run at virtual time ``at`` (:meth:`World.join`: each built
+    with the policy's roles and the cluster as it is then, counted by the collector,
+    announced to every member by MemberUp). Their ids must be new to the run."""
+
+    at: float
+    servers: tuple[ServerSpec, ...]
+
+    def __post_init__(self) -> None:
+        if self.at < 0:
+            raise ValueError(f"join: at must be >= 0, got {self.at}")
+        ids = [s.id for s in self.servers]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"join: a server id twice in {ids}")
+
+    def started(self, world: World) -> None:
+        taken = [s.id for s in self.servers if s.id in world.transport.actors or s.id in world.server_ids()]
+        if taken:
+            raise ValueError(f"join: {taken[0]!r} is the id of a member of the run already (a server that joins needs a new one)")
+        for spec in self.servers:
+            if len(spec.capacity) != len(world.scenario.resources):
+                raise ValueError(f"join: {spec.id!r} has {len(spec.capacity)} resources, the scenario {len(world.scenario.resources)}")
+        world.clock.call_later(self.at, self._join, world)
+
+    def _join(self, world: World) -> None:
+        for spec in self.servers:
+            world.join(spec)
 
 
 @dataclass
@@ -506,21 +614,35 @@ class Partition(Control):
         world.transport.set_partition(self.groups)
 
 
+@dataclass(frozen=True)
+class Joined:
+    """A server a churn brought in: its spec, and the server whose kind it has."""
+
+    spec: ServerSpec
+    like: str
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+
 @dataclass
 class Churn(Control):
     """Servers leaving one after another, as crashes (:func:`crash`): ``departures`` of
     them, picked at random among ``among`` (default: every server), at the events of a
     Poisson process of mean gap ``every`` seconds from ``start`` on (memoryless sessions,
     the usual churn model; PeerSim's DynamicNetwork removes nodes for good likewise).
-    The schedule is drawn from ``seed``, or from the run's seed by a stream of its own,
-    so the other draws of the run stay what they were; :attr:`schedule` holds it once
-    the run started, (time, address) in order.
+    And ``joins`` servers joining (:meth:`World.join`), at the events of a second such
+    process: each a new server (id ``s<k>``, the first k not taken) of the kind
+    (capacity and attributes) of the earliest of the churn's departed servers not yet
+    replaced, a machine replaced as a Google cell's are; when none is, of a scenario
+    server drawn at random. The schedule is drawn from ``seed``, or from the run's seed
+    by a stream of its own, so the other draws of the run stay what they were (and the
+    departures' with joins what they are without); :attr:`schedule` holds the departures
+    once the run started, (time, address) in order, and :attr:`join_schedule` the joins
+    as they happen, (time, :class:`Joined`).
 
-    Joins are not modelled: the collector's ledger and every node's exact capacity
-    knowledge (``PolicyOptions.total_capacity``) are the scenario's servers, with no
-    counterpart of :meth:`Collector.retire_servers` to add one mid-run, and a stopped
-    actor stays stopped. Users do not leave: the collector would still wait for a
-    departed user's next task, so such a run could only stall."""
+    Users do not leave in a churn: a user crashes by a :class:`Crash`."""
 
     every: float
     departures: int
@@ -528,13 +650,17 @@ class Churn(Control):
     among: tuple[str, ...] | None = None
     seed: int | None = None
     detected_after: float = CRASH_DETECTION_S
+    joins: int = 0
     schedule: list[tuple[float, str]] = field(default_factory=list, init=False)
+    join_schedule: list[tuple[float, Joined]] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
         if self.every <= 0:
             raise ValueError(f"churn: every must be > 0, got {self.every}")
         if self.departures < 0:
             raise ValueError(f"churn: departures must be >= 0, got {self.departures}")
+        if self.joins < 0:
+            raise ValueError(f"churn: joins must be >= 0, got {self.joins}")
         if self.start < 0:
             raise ValueError(f"churn: start must be >= 0, got {self.start}")
 
@@ -545,9 +671,28 @@ class Churn(Control):
         _check_departable(world, "churn", among)
         if self.departures > len(among):
             raise ValueError(f"churn: {self.departures} departures among {len(among)} members that may leave")
+        if self.joins and not isinstance(world, World):
+            raise ValueError("churn: joins are modelled in allocation runs only")
         rng = np.random.default_rng(self.seed if self.seed is not None else [world.seed, CHURN_STREAM])
         times = self.start + np.cumsum(rng.exponential(self.every, self.departures))
         who = rng.choice(len(among), self.departures, replace=False)
         self.schedule = [(float(t), among[i]) for t, i in zip(times, who)]
         for t, address in self.schedule:
             world.clock.call_later(t, crash, world, (address,), self.detected_after)
+        if self.joins:
+            assert isinstance(world, World)
+            join_times = self.start + np.cumsum(rng.exponential(self.every, self.joins))
+            fallback = rng.integers(0, len(world.scenario.servers), self.joins)
+            self._replaced: set[str] = set()
+            for k, t in enumerate(join_times):
+                world.clock.call_later(float(t), self._join, world, int(fallback[k]))
+
+    def _join(self, world: World, fallback: int) -> None:
+        now = world.clock.now()
+        by_id = {s.id: s for s in world.scenario.servers}
+        gone = [a for t, a in self.schedule if t <= now and a not in self._replaced and a in by_id]
+        like = by_id[gone[0]] if gone else world.scenario.servers[fallback]
+        self._replaced.add(like.id)
+        spec = ServerSpec(world.fresh_server_id(), like.capacity, like.attributes)
+        self.join_schedule.append((now, Joined(spec, like.id)))
+        world.join(spec)

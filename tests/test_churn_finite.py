@@ -9,6 +9,7 @@ import pytest
 
 import dgdrf
 from dgdrf.emulation import Crash, Observer, RunConfig, build
+from dgdrf.world import Join
 from dgdrf.model.constraints import UNCONSTRAINED, Constraint
 from dgdrf.model.fleet import Fleet, runs_on
 from dgdrf.model.scenario import ServerSpec, build_scenario
@@ -183,3 +184,158 @@ def test_a_clock_out_of_events_before_the_limit_is_stalled_and_the_limit_itself_
     monkeypatch.undo()
     short = build(dgdrf.load_scenario(FINITE_8X4), RunConfig(policy="drf", seed=1, max_time=40.0)).run()
     assert short.stop_reason == "max_time"  # the limit itself, reached
+
+
+# -- servers that join ----------------------------------------------------------------------
+
+#: u1's first job needs a GPU, which only s2 has; u2's jobs run anywhere, one of them late
+GPU = build_scenario(
+    ["cpu", "mem"],
+    [{"id": "s1", "capacity": [4.0, 4.0]}, {"id": "s2", "capacity": [4.0, 4.0], "attributes": {"gpu": True}}],
+    [
+        {"id": "u1", "jobs": [{"id": "j", "demand": [1.0, 1.0], "tasks": 12, "duration": 10.0, "requires": {"gpu": True}}, {"id": "k", "demand": [1.0, 1.0], "tasks": 2, "duration": 1.0, "arrival": 1.0}]},
+        {"id": "u2", "jobs": [{"id": "j", "demand": [1.0, 1.0], "tasks": 6, "duration": 5.0}, {"id": "late", "demand": [1.0, 1.0], "tasks": 6, "duration": 5.0, "arrival": 60.0}]},
+    ],
+    name="gpu",
+)
+NEW_GPU = ServerSpec("s3", (4.0, 4.0), (("gpu", True),))
+
+
+@pytest.mark.parametrize("policy", ["drf", "fifo", "tsf", "psdsf", "probes", "ddrf-gradient", "dgdrf", "pdgdrf", "dg-tsf", "d-psdsf"])
+def test_a_job_given_up_runs_again_on_a_server_that_joins(policy):
+    """s2 (the only GPU) crashes: u1's GPU job is given up and u1 goes on with its next;
+    s3, a GPU server, joins: the job is taken up again and runs there, and every job ends."""
+    world = build(GPU, RunConfig(policy=policy, seed=2, warmup=2.0, max_time=5000.0))
+    seen: list[tuple[float, str, str]] = []
+
+    class Placements(Observer):
+        def allocated(self, world, allocation) -> None:
+            seen.append((allocation.time, allocation.user, allocation.server))
+
+    result = world.run(observers=[Placements()], controls=[Crash(world.start + 12.0, ("s2",)), Join(world.start + 40.0, (NEW_GPU,))])
+    assert result.stop_reason == "drained" and result.invariant_violations == []
+    assert result.unrunnable_jobs == [] and result.events["given_up"] == 1 and result.events["resumed"] == 1
+    assert result.events["servers_up"] == 1 and result.events["servers_down"] == 1
+    assert all(j["finish"] is not None for j in result.jobs)
+    on_s3 = [(t, u) for t, u, s in seen if s == "s3"]
+    assert on_s3 and min(t for t, _ in on_s3) >= world.start + 40.0
+    assert any(u == "u1" for _, u in on_s3)  # the GPU job's tasks left ran on the newcomer
+    assert {s for _, u, s in seen if u == "u1" and _ > world.start + 13.5} <= {"s1", "s3"}
+
+
+def test_a_server_that_joins_is_counted_in_c_and_in_the_census_as_the_collector_counts_it():
+    """After a join every dg-tsf server's exact C and census count the newcomer, as the
+    collector's ledger does (C keeps the departed server's capacity, the census does not)."""
+    from dgdrf.model.census import Census
+    from dgdrf.policies.local import TaskDesk
+
+    world = build(GPU, RunConfig(policy="dg-tsf", seed=2, warmup=2.0, max_time=5000.0))
+    world.run(controls=[Crash(world.start + 12.0, ("s2",)), Join(world.start + 40.0, (NEW_GPU,))])
+    total = world.collector.ledger.total
+    assert total.tolist() == [12.0, 12.0]  # s1, s2 gone but counted, s3
+    desks = [r for a in world.transport.actors.values() if a.address in ("s1", "s3") for r in a.roles if isinstance(r, TaskDesk)]
+    assert len(desks) == 2
+    assert all(d.capacity.total().tolist() == [12.0, 12.0] for d in desks)
+    assert all(d.meter._current() == Census.of_servers([((4.0, 4.0), {}), ((4.0, 4.0), {})]) for d in desks)
+
+
+def test_churn_joins_replace_the_departed_in_order_and_leave_the_departures_as_they_were():
+    """--churn-joins: each joiner a new server of the earliest departed server's kind not
+    yet replaced (here before any departed: a scenario server's drawn at random); the
+    departures' schedule is the same with joins as without."""
+    scenario = dgdrf.load_scenario(FINITE_8X4)
+    plain = build(scenario, RunConfig(policy="drf", seed=1, churn_departures=2)).run()
+    world = build(scenario, RunConfig(policy="drf", seed=1, churn_departures=2, churn_joins=3, churn_every=5.0, churn_start=100.0))
+    joined = world.run()
+    assert joined.stop_reason == "drained" and joined.invariant_violations == [] and joined.unrunnable_jobs == []
+    churn = joined.churn
+    assert churn["departures"] == 2 and churn["joins"] == 3 and len(churn["join_schedule"]) == 3
+    assert [a for _, a in churn["schedule"]] != [] and "joins" not in plain.churn
+    ids = [j[1] for j in churn["join_schedule"]]
+    assert ids == ["s9", "s10", "s11"] and [s.id for s in world.joined] == ids
+    departed = [a for t, a in churn["schedule"]]
+    for t, new, like in churn["join_schedule"]:
+        spec = next(s for s in world.joined if s.id == new)
+        original = next(s for s in scenario.servers if s.id == like)
+        assert (spec.capacity, spec.attributes) == (original.capacity, original.attributes)
+    gone_before = [[a for td, a in churn["schedule"] if td <= t] for t, _, _ in churn["join_schedule"]]
+    replaced = [like for _, _, like in churn["join_schedule"]]
+    for k, gone in enumerate(gone_before):  # the earliest departed not yet replaced, when there is one
+        unreplaced = [a for a in gone if a not in replaced[:k]]
+        if unreplaced:
+            assert replaced[k] == unreplaced[0]
+    assert set(departed) <= set(replaced)
+    again = build(scenario, RunConfig(policy="drf", seed=1, churn_departures=2, churn_joins=3, churn_every=5.0, churn_start=100.0)).run()
+    assert again.churn == churn and again.allocations == joined.allocations
+
+
+def test_a_join_with_an_id_the_run_has_is_refused():
+    with pytest.raises(ValueError, match="join: 's1' is the id of a member of the run already"):
+        build(GPU, RunConfig(policy="drf")).run(controls=[Join(5.0, (ServerSpec("s1", (1.0, 1.0)),))])
+    with pytest.raises(ValueError, match="join: 'x' has 1 resources, the scenario 2"):
+        build(GPU, RunConfig(policy="drf")).run(controls=[Join(5.0, (ServerSpec("x", (1.0,)),))])
+    with pytest.raises(ValueError, match="join: a server id twice"):
+        Join(5.0, (ServerSpec("x", (1.0, 1.0)), ServerSpec("x", (1.0, 1.0))))
+
+
+# -- a user that crashes -------------------------------------------------------------------------
+
+DEAD_USER = build_scenario(
+    ["cpu", "mem"],
+    [{"id": "s1", "capacity": [4.0, 4.0]}, {"id": "s2", "capacity": [4.0, 4.0]}],
+    [
+        {"id": "u1", "jobs": [{"id": "j", "demand": [1.0, 1.0], "tasks": 40, "duration": 2.0}]},
+        {"id": "u2", "jobs": [{"id": "j", "demand": [1.0, 1.0], "tasks": 40, "duration": 2.0}]},
+        {"id": "u3", "jobs": [{"id": "j", "demand": [0.5, 0.5], "tasks": 40, "duration": 2.0}, {"id": "later", "demand": [0.5, 0.5], "tasks": 3, "duration": 2.0, "arrival": 50.0}]},
+    ],
+    name="dead-user",
+)
+
+
+@pytest.mark.parametrize("policy", ["drf", "drf-bestfit", "fifo", "tsf", "probes", "ddrf-random", "dgdrf", "pdg-tsf", "d-psdsf"])
+def test_a_user_that_crashes_has_its_waiting_tasks_withdrawn_its_running_ones_run_on_and_the_rest_drain(policy):
+    """u3 (the smallest tasks: often the lowest share, which DRF's strict order waits for)
+    crashes 5 s in. What it had not started is withdrawn (its later job too), its tasks
+    then running end as any other's, nobody goes on proposing to it or telling it of its
+    tasks' ends, and u1 and u2 finish no later than they would have beside it."""
+    config = RunConfig(policy=policy, seed=3, warmup=2.0, max_time=5000.0)
+    plain_world = build(DEAD_USER, config)
+    plain = plain_world.run()
+    world = build(DEAD_USER, config)
+    started: dict[tuple[str, int], float] = {}
+    ended: dict[tuple[str, int], float] = {}
+
+    class Ends(Observer):
+        def started(self, world) -> None:
+            finished = world.collector._on_finished
+
+            def tee(server, time, fields):
+                ended[(fields["user"], fields["task_id"])] = time
+                finished(server, time, fields)
+
+            world.collector._on_finished = tee
+
+        def allocated(self, world, allocation) -> None:
+            started[(allocation.user, allocation.task_id)] = allocation.time
+
+    crash_at = world.start + 5.0
+    result = world.run(observers=[Ends()], controls=[Crash(crash_at, ("u3",))])
+    assert result.stop_reason == "drained" and result.invariant_violations == []
+    assert {(j["user"], j["job"]) for j in result.withdrawn_jobs} == {("u3", "j"), ("u3", "later")}
+    assert all(j["why"] == "its user went down" for j in result.withdrawn_jobs)
+    assert result.unfinished_tasks == {"u3": sum(j["tasks_left"] for j in result.withdrawn_jobs)}
+    running = [key for key, t in started.items() if key[0] == "u3" and t <= crash_at and ended.get(key, crash_at + 1) > crash_at]
+    assert running or policy == "fifo"  # (fifo serves u1's job first: u3 has nothing running yet)
+    assert all(ended.get(key, -1.0) > crash_at for key in running)  # its tasks running at the crash ran on to their end
+    assert not [key for key, t in started.items() if key[0] == "u3" and t > crash_at + 1.5]  # nothing of it started after
+    assert result.events["users_down"] == 1 and result.events.get("proposal_expired", 0) == 0
+    assert result.events.get("retransmitted", 0) < 20  # nothing sent to it for ever (5-10: before the crash was detected)
+    finish = {(j["user"], j["job"]): j["finish"] for j in result.jobs}
+    plain_finish = {(j["user"], j["job"]): j["finish"] for j in plain.jobs}
+    for key in (("u1", "j"), ("u2", "j")):
+        assert finish[key] is not None and finish[key] <= plain_finish[key] + 1e-9
+
+
+def test_a_crash_is_refused_for_a_member_whose_crash_is_not_modelled():
+    with pytest.raises(ValueError, match="crash: 'gateway' is not a server or a user"):
+        build(DEAD_USER, RunConfig(policy="drf")).run(controls=[Crash(1.0, ("gateway",))])

@@ -193,7 +193,7 @@ def test_share_ties_go_to_the_lower_user_id_in_natural_order():
     assert ledger.user_ids[ledger.lowest_share_user(ledger.fits_anywhere())] == "u-9"
 
 
-def test_retired_server_takes_nothing_and_totals_update_on_the_next_join():
+def test_retired_server_takes_nothing_and_still_counts_in_the_totals_after_a_join():
     ledger = AllocationLedger(1)
     ledger.add_server("s-1", [4.0])
     ledger.add_server("s-2", [4.0])
@@ -202,12 +202,14 @@ def test_retired_server_takes_nothing_and_totals_update_on_the_next_join():
     assert ledger.total.tolist() == [8.0]
     ledger.retire(0)
     assert ledger.first_fit(0) == 1 and ledger.fits_anywhere().tolist() == [True]
-    assert ledger.total.tolist() == [8.0]  # as of the last join
+    assert ledger.total.tolist() == [8.0]  # a departure changes no share
     ledger.retire(1)
+    ledger.retire(1)  # twice: once
     assert ledger.first_fit(0) is None and ledger.best_fit(0) is None
     assert ledger.fits_anywhere().tolist() == [False]
     ledger.add_server("s-3", [2.0])
-    assert ledger.total.tolist() == [1.0 + 0.0 + 2.0]
+    assert ledger.total.tolist() == [4.0 + 4.0 + 2.0]  # every server that ever joined
+    assert ledger.capacity.tolist() == [[1.0], [0.0], [2.0]]  # the retired hold what they held
     assert ledger.first_fit(0) == 2 and ledger.fits_anywhere().tolist() == [True]
     # a retired server keeps no fit tolerance, not even after another server joins
     tiny = ledger.add_user("tiny", [1e-12])

@@ -149,23 +149,48 @@ def test_announcing_rises_cuts_dg_tsfs_errors_on_finite_jobs():
 
 
 def test_a_server_reported_down_leaves_the_census_once_and_nothing_else_changes():
-    """DepartedServers: no departure, the census read is handed on as it is (a meter
+    """CensusChanges: no departure, the census read is handed on as it is (a meter
     reading it ranks as before); a server reported down takes one server of its kind out,
     once however often it is reported; an address it does not know changes nothing."""
     from dgdrf.model.census import ServerKind
-    from dgdrf.nodes.protocol import MemberDown
-    from dgdrf.policies.meters import DepartedServers
+    from dgdrf.policies.meters import CensusChanges
 
     big, small_kind = ServerKind.of([1.0, 1.0]), ServerKind.of([0.5, 0.5])
     census = Census({big: 2, small_kind: 1})
-    d = DepartedServers({"s1": big, "s2": big, "s3": small_kind})
-    assert d.less_departed(census) is census and d.less_departed(None) is None
-    d.on_MemberDown("bootstrap", MemberDown(["s1", "gateway"]))
-    d.on_MemberDown("bootstrap", MemberDown(["s1"]))
-    less = d.less_departed(census)
-    assert less.counts == {big: 1, small_kind: 1} and d.less_departed(census) is less
-    d.on_MemberDown("bootstrap", MemberDown(["s3"]))
-    assert d.less_departed(census).counts == {big: 1}
+    d = CensusChanges({"s1": big, "s2": big, "s3": small_kind})
+    assert d.current(census) is census and d.current(None) is None
+    d.members_down(["s1", "gateway"])
+    d.members_down(["s1"])
+    less = d.current(census)
+    assert less.counts == {big: 1, small_kind: 1} and d.current(census) is less
+    d.members_down(["s3"])
+    assert d.current(census).counts == {big: 1}
+
+
+def test_a_server_that_joins_is_counted_in_a_given_census_once_and_leaves_it_again():
+    """CensusChanges: a server joining counts as one more of its kind in a given census
+    (not in push-sum's, where the newcomer's own mass brings it in), once however often it
+    is announced; reported down later, it leaves it again."""
+    from dgdrf.model.census import ServerKind
+    from dgdrf.policies.meters import CensusChanges
+
+    big, small_kind = ServerKind.of([1.0, 1.0]), ServerKind.of([0.5, 0.5])
+    census = Census({big: 1})
+    given = CensusChanges({"s1": big})
+    given.member_up("s9", [0.5, 0.5], {"zone": "a"})
+    given.member_up("s9", [0.5, 0.5], {"zone": "a"})
+    given.member_up("s1", [0.5, 0.5], {})  # a server it knows: no change
+    assert given.current(census).counts == {big: 1, small_kind: 1}
+    given.members_down(["s9"])
+    assert given.current(census).counts == {big: 1}
+    constrained = CensusChanges({"s1": big}, constrained=True)
+    constrained.member_up("s9", [0.5, 0.5], {"zone": "a"})
+    assert constrained.current(census).counts == {big: 1, ServerKind.of([0.5, 0.5], {"zone": "a"}): 1}
+    by_pushsum = CensusChanges({"s1": big}, count_joins=False)
+    by_pushsum.member_up("s9", [0.5, 0.5], {})
+    assert by_pushsum.current(census) is census
+    by_pushsum.members_down(["s9"])  # push-sum counted it: its departure is taken out
+    assert by_pushsum.current(Census({big: 1, small_kind: 1})).counts == {big: 1}
 
 
 def test_dg_tsf_servers_rank_by_the_servers_still_there_after_departures():

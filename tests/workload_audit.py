@@ -42,6 +42,17 @@ class WorkloadAudit:
         for actor in world.transport.actors.values():
             inner = actor.ctx.reporter
             actor.ctx.reporter = self._tee(inner)
+        join = world.join
+
+        def joined(spec) -> None:  # a server that joins is heard too
+            self.capacity[spec.id] = spec.capacity
+            self.attributes[spec.id] = spec.attribute_map
+            self.used[spec.id] = [0.0] * len(self.scenario.resources)
+            join(spec)
+            actor = world.transport.actors[spec.id]
+            actor.ctx.reporter = self._tee(actor.ctx.reporter)
+
+        world.join = joined  # type: ignore[method-assign]
 
     def _tee(self, inner: Any):
         def report(kind: str, source: str, time: float, fields: dict[str, Any]) -> None:
@@ -98,16 +109,25 @@ class WorkloadAudit:
                 for i, d in enumerate(lost[1]):
                     used[i] -= d
 
-    def check_drained(self) -> list[str]:
+    def check_drained(self, aside: frozenset[tuple[str, str]] | set[tuple[str, str]] = frozenset()) -> list[str]:
         """What is wrong, for a run that drained: every task of every finite job
-        completed exactly once."""
+        completed exactly once; of a job set ``aside`` (given up, withdrawn: (user, job
+        id)), at most once, and not every one."""
         out = list(self.problems)
         for u in self.scenario.users:
             for j, spec in enumerate(u.job_list):
                 if spec.tasks is None:
                     continue
-                for i in range(spec.tasks):
-                    n = self.completed[(u.id, j, i)]
+                counts = [self.completed[(u.id, j, i)] for i in range(spec.tasks)]
+                if (u.id, spec.id) in aside:
+                    if max(counts) > 1 or min(counts) == 1:
+                        out.append(f"job {spec.id} of {u.id}, set aside, completed its tasks {counts} times")
+                    continue
+                for i, n in enumerate(counts):
                     if n != 1:
                         out.append(f"task {i} of job {spec.id} of {u.id} completed {n} times")
         return out
+
+    def completed_jobs(self) -> set[tuple[str, str]]:
+        """(user, job id) of the finite jobs whose every task completed."""
+        return {(u.id, spec.id) for u in self.scenario.users for j, spec in enumerate(u.job_list) if spec.tasks is not None and all(self.completed[(u.id, j, i)] >= 1 for i in range(spec.tasks))}

@@ -39,7 +39,7 @@ REVISION_KEYS = ("protocol_revision", "gradient_preference_revision", "stamped_g
 PATH_REVISIONS: dict[str, int] = {"task_overdue": 2}
 #: The same for paths only some policies take: event -> {policy: revision}, for those
 #: policies' records only. servers_down 2: dg-tsf's and pdg-tsf's servers take a server
-#: reported down out of their census of server kinds (policies/meters.py DepartedServers).
+#: reported down out of their census of server kinds (policies/meters.py CensusChanges).
 POLICY_PATH_REVISIONS: dict[str, dict[str, int]] = {"servers_down": {"dg-tsf": 2, "pdg-tsf": 2}}
 
 

@@ -10,7 +10,18 @@ common start time, and with it every actor's role and every process's certificat
 against which each node checks who sends it what (:mod:`dgdrf.runtime.net`). After the start the service pings every process (``GET /health``);
 one that misses :data:`MISSES_TO_DOWN` pings in a row is declared down, and the
 Bootstrap actor tells the gateway, the collector and a central scheduler (MemberDown), so users
-are re-homed and the collector judges saturation on the servers that remain.
+are re-homed and the collector judges saturation on the servers that remain (and, for a
+user's process, withdraws what its users had not started; every server hears of it).
+
+A server process that joins once the run has started is a server joining the run: it is
+given new server ids (``s<k>``, past the run's servers), each of the kind (capacity and
+attributes) of the earliest server declared down that no newcomer has replaced yet, or,
+when none is, of the scenario's servers in turn (the rule of emulation's
+``--churn-joins``, whose random draw a cluster has no seed for); and with them the
+cluster as it is (every server that ever joined, those up), which its servers start
+from. Every live process is told where the newcomer lives (``POST /members``), then the
+Bootstrap actor tells every member (MemberUp): users take up a job it can run, the
+collector counts it.
 
 Actor messages never pass through here: this is only how processes find each other.
 """
@@ -27,8 +38,8 @@ from aiohttp import web
 from dgdrf.config import RunConfig
 from dgdrf.world import BOOTSTRAP, GATEWAY
 from dgdrf.log import get_logger
-from dgdrf.model.scenario import Scenario
-from dgdrf.nodes.protocol import MemberDown
+from dgdrf.model.scenario import Scenario, ServerSpec
+from dgdrf.nodes.protocol import MemberDown, MemberUp
 from dgdrf.policies import POLICIES
 from dgdrf.runtime import roles as R
 from dgdrf.runtime.actor import Actor
@@ -68,6 +79,14 @@ class Membership:
         self.joined = asyncio.Event()
         self.epoch: float | None = None
         self.down: set[str] = set()
+        #: servers that joined after the start, in order, and which down server each replaced
+        self.joiners: list[ServerSpec] = []
+        self._replaced: set[str] = set()
+        self._down_order: list[str] = []  # actors declared down, in order
+        #: process url -> what a process that joined after the start was told of the cluster
+        self._late: dict[str, dict[str, Any]] = {}
+        #: the session the service pings with (set by its node once it has one)
+        self.session: aiohttp.ClientSession | None = None
 
     def listening(self, url: str, name: str | None = None) -> None:
         """The bootstrap process's URL (and certificate name): its Bootstrap actor is a
@@ -108,7 +127,9 @@ class Membership:
             if self.identities.get(url) != name:
                 self.transport.reject("forbidden", f"{request.remote}: {name!r} asked to join as {url}, which {self.identities.get(url)!r} holds")
                 return web.json_response({"error": f"{url} joined already with another certificate"}, status=409)
-            return web.json_response(self._assignment(role, self.processes[url]))
+            return web.json_response(self._assignment(role, self.processes[url]) | self._late.get(url, {}))
+        if role == "server" and self.joined.is_set():
+            return self._join_late(url, name, count)
         actors: list[str]
         if role in ("server", "user"):
             specs = self.scenario.servers if role == "server" else self.scenario.users
@@ -133,6 +154,70 @@ class Membership:
             self.epoch = time.time() + START_DELAY_S
             self.joined.set()
         return web.json_response(self._assignment(role, actors))
+
+    # -- servers joining the run under way --------------------------------------------
+    def server_ids(self) -> list[str]:
+        """Every server of the run: the scenario's, then those that joined."""
+        return [*(s.id for s in self.scenario.servers), *(s.id for s in self.joiners)]
+
+    def _newcomer(self) -> ServerSpec:
+        """The next server to join: a new id, the kind of the earliest server declared
+        down not yet replaced, else of the scenario's servers in turn."""
+        by_id = {s.id: s for s in (*self.scenario.servers, *self.joiners)}
+        gone = [a for a in self._down_order if a in by_id and a not in self._replaced]
+        like = by_id[gone[0]] if gone else self.scenario.servers[len(self.joiners) % len(self.scenario.servers)]
+        self._replaced.add(like.id)
+        taken = {*self.server_ids(), *(u.id for u in self.scenario.users)}
+        k = len(taken - {u.id for u in self.scenario.users}) + 1
+        while f"s{k}" in taken:
+            k += 1
+        return ServerSpec(f"s{k}", like.capacity, like.attributes)
+
+    def _join_late(self, url: str, name: str, count: int) -> web.Response:
+        specs = [self._newcomer() for _ in range(count)]
+        self.joiners.extend(specs)
+        actors = [s.id for s in specs]
+        self.processes[url] = actors
+        self.identities[url] = name
+        for a in actors:
+            self.directory[a] = url
+            self.roles[a] = "server"
+        gone = set(self._down_order)
+        ever = [*self.scenario.servers, *self.joiners]
+        self._late[url] = {"joining": {
+            "servers": [_spec_doc(s) for s in specs],
+            "ever": [_spec_doc(s) for s in ever],
+            "up": [_spec_doc(s) for s in ever if s.id not in gone],
+        }}  # fmt: skip
+        log.warning("server joined the run", url=url, servers=actors, kinds_of=[s.attributes for s in specs])
+        asyncio.get_running_loop().create_task(self._announce(url, specs))
+        return web.json_response(self._assignment("server", actors) | self._late[url])
+
+    async def _announce(self, url: str, specs: list[ServerSpec]) -> None:
+        """Tell every live process where the newcomer lives, then every member that it
+        joined (MemberUp)."""
+        entries = {s.id: url for s in specs}
+        update = {"directory": entries, "roles": {s.id: "server" for s in specs}, "identities": {url: self.identities[url]}}
+        self.transport.set_directory(update["directory"], update["roles"], update["identities"])
+        others = [u for u in self.processes if u != url and u not in self.down and u != self.directory.get(self.bootstrap.address)]
+        if self.session is not None:
+            await asyncio.gather(*(self._post(u + "/members", update) for u in others))
+        users = [u.id for u in self.scenario.users]
+        audience = [COLLECTOR, *POLICIES[self.config.policy].member_up_audience(self.server_ids(), users, GATEWAY)]
+        for spec in specs:
+            news = MemberUp(spec.id, [float(c) for c in spec.capacity], dict(spec.attribute_map))
+            for address in audience:
+                if address not in entries and self.directory.get(address) not in self.down:
+                    self.bootstrap.send(address, news)
+
+    async def _post(self, url: str, body: dict[str, Any]) -> None:
+        assert self.session is not None
+        try:
+            async with self.session.post(url, json=body, timeout=aiohttp.ClientTimeout(total=3.0)) as r:
+                if r.status != 200:
+                    log.warning("members update refused", url=url, status=r.status)
+        except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as exc:
+            log.warning("members update not delivered", url=url, error=f"{type(exc).__name__}: {exc}")
 
     def _assignment(self, role: str, actors: list[str]) -> dict[str, Any]:
         return {"role": role, "actors": actors, "scenario": self.scenario.to_dict() | {"name": self.scenario.name}, "config": config_to_dict(self.config)}
@@ -175,12 +260,25 @@ class Membership:
                     forget = getattr(self.bootstrap, "forget", None)
                     if forget is not None:
                         forget(gone)  # never handed out to a node that joins again
+                    self._down_order.extend(gone)
                     # users too: one may have accepted a placement from a server now gone
-                    servers, users = [s.id for s in self.scenario.servers], [u.id for u in self.scenario.users]
+                    servers, users = self.server_ids(), [u.id for u in self.scenario.users]
                     tell = [COLLECTOR, *POLICIES[self.config.policy].member_down_audience(servers, users, set(gone), GATEWAY)]
                     for address in tell:
                         if self.directory.get(address) not in self.down:
                             self.bootstrap.send(address, MemberDown(list(gone)))
 
 
-__all__ = ["BOOTSTRAP", "COLLECTOR", "Membership", "TOKEN_HEADER", "config_to_dict"]
+def _spec_doc(spec: ServerSpec) -> dict[str, Any]:
+    """A server's spec as the scenario format writes it (what a newcomer is told)."""
+    return {"id": spec.id, "capacity": list(spec.capacity), "attributes": spec.attribute_map}
+
+
+def spec_of(doc: dict[str, Any]) -> ServerSpec:
+    """A server's spec from :func:`_spec_doc`'s document (a ValueError if it is not one)."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("id"), str) or not isinstance(doc.get("capacity"), list) or not isinstance(doc.get("attributes", {}), dict):
+        raise ValueError(f"not a server spec: {str(doc)[:80]}")
+    return ServerSpec(doc["id"], tuple(float(c) for c in doc["capacity"]), tuple(sorted(doc.get("attributes", {}).items())))
+
+
+__all__ = ["BOOTSTRAP", "COLLECTOR", "Membership", "TOKEN_HEADER", "config_to_dict", "spec_of"]

@@ -31,21 +31,22 @@ import aiohttp
 from aiohttp import web
 
 from dgdrf.cluster.keys import Credentials
-from dgdrf.cluster.membership import COLLECTOR, Membership
+from dgdrf.cluster.membership import COLLECTOR, Membership, spec_of
 from dgdrf.config import RunConfig
 from dgdrf.measurement import measure
 from dgdrf.world import BOOTSTRAP, GATEWAY, deploy
 from dgdrf.errors import ConfigError
 from dgdrf.log import get_logger
-from dgdrf.model.scenario import Scenario
+from dgdrf.model.scenario import Scenario, ServerSpec
 from dgdrf.model.scenario_file import parse_document
 from dgdrf.nodes.bootstrap import Bootstrap
 from dgdrf.nodes.collector import REPORT_KINDS, Collector
-from dgdrf.nodes.protocol import MemberDown
+from dgdrf.nodes.protocol import MemberDown, MemberUp
 from dgdrf.nodes.stop_rules import StopRules
 from dgdrf.runtime.actor import Actor
 from dgdrf.runtime.clock import AsyncioClock
 from dgdrf.runtime.net import SHUTDOWN_ROLES, NetTransport
+from dgdrf.runtime.roles import BOOTSTRAP as BOOTSTRAP_ROLE, MEMBER_ROLES
 from dgdrf.runtime.process import die_with_parent
 from dgdrf.runtime.reporting import RemoteReporter, Report
 from dgdrf.runtime.stats import MessageStats
@@ -99,6 +100,7 @@ class CollectorActor(Actor):
         self.member_roles = roles if roles is not None else {}  # actor -> role (the transport's, filled at the start)
         self.scheduler = scheduler  # the central scheduler's address (centralized policies)
         self.members_down: dict[str, int] = {}  # role -> actors declared down
+        self.members_up = 0  # servers that joined the run
         self.dead_servers: set[str] = set()
         self.fatal: str | None = None
         self.fatal_at = float("inf")
@@ -130,6 +132,14 @@ class CollectorActor(Actor):
         self.dead_servers.update(servers)
         if servers:
             self.collector.retire_servers(servers, self.now())
+        users = [a for a in gone if self.member_roles.get(a) == "user"]
+        if users:
+            self.collector.retire_users(users, self.now())
+
+    def on_MemberUp(self, src: str, msg: MemberUp) -> None:
+        """A server joined the run: the collector counts it."""
+        self.members_up += 1
+        self.collector.admit_servers([ServerSpec(msg.server, tuple(float(c) for c in msg.capacity), tuple(sorted(msg.attributes.items())))], self.now())
 
 
 def _split(listen: str) -> tuple[str, int]:
@@ -185,6 +195,25 @@ async def run_node(opts: NodeOptions) -> int:
         return web.json_response({"ok": True})
 
     transport.app.router.add_post("/shutdown", shutdown)
+
+    async def members(request: web.Request) -> web.Response:
+        """The bootstrap tells where a server that joined the run lives."""
+        denied = transport.authorise(request, frozenset({BOOTSTRAP_ROLE}))
+        if denied is not None:
+            return denied
+        try:
+            body = await request.json()
+            directory, roles, identities = body["directory"], body["roles"], body["identities"]
+            if not all(isinstance(d, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in d.items()) for d in (directory, roles, identities)):
+                raise ValueError("directory, roles and identities must map strings to strings")
+            if any(r not in MEMBER_ROLES for r in roles.values()) or set(roles) != set(directory):
+                raise ValueError("every actor needs one of the member roles")
+        except (ValueError, KeyError, TypeError) as exc:
+            return web.json_response({"error": f"bad members update: {exc}"}, status=400)
+        transport.set_directory(directory, roles, identities)
+        return web.json_response({"ok": True})
+
+    transport.app.router.add_post("/members", members)
     membership: Membership | None = None
     if opts.role == "bootstrap":
         assert opts.scenario is not None and opts.config is not None
@@ -199,6 +228,8 @@ async def run_node(opts: NodeOptions) -> int:
     transport.url = f"{transport.scheme}://{opts.advertise or host}:{transport.bound_port}"
     log.info("listening", role=opts.role, url=transport.url, tls=tls is not None)
     session = transport.client_session(total_timeout=60.0)
+    if membership is not None:
+        membership.session = session
     result_task: asyncio.Task | None = None
     status = 0
     try:
@@ -243,8 +274,20 @@ async def run_node(opts: NodeOptions) -> int:
             transport.register(collector_actor)
         else:
             transport.reporter = RemoteReporter(transport, COLLECTOR)
-            for actor in deployment.members(opts.role, set(assignment["actors"])):
-                transport.register(actor)
+            joining = assignment.get("joining")
+            if joining is not None:  # servers joining the run under way, given the cluster as it is
+                try:
+                    ever, up = [spec_of(d) for d in joining["ever"]], [spec_of(d) for d in joining["up"]]
+                    newcomers = [spec_of(d) for d in joining["servers"]]
+                except (KeyError, TypeError, ValueError) as exc:
+                    print(f"dgdrf node: error: the bootstrap's answer to a server joining the run is not understood: {exc}", file=sys.stderr)
+                    return 1
+                for spec in newcomers:
+                    transport.register(deployment.joiner(spec, ever, up))
+                log.warning("joining the run", servers=[s.id for s in newcomers])
+            else:
+                for actor in deployment.members(opts.role, set(assignment["actors"])):
+                    transport.register(actor)
         cluster = await _wait_cluster(session, opts.bootstrap, stop)
         if cluster is None:
             return 0 if stop.is_set() else 1
@@ -261,7 +304,7 @@ async def run_node(opts: NodeOptions) -> int:
         deadline = loop.call_later(max(0.0, cluster["epoch"] - time.time()) + config.max_time + DEADLINE_GRACE_S, on_deadline)
         if collector is not None:
             assert collector_actor is not None  # made with the collector
-            result_task = loop.create_task(_collect(collector, collector_actor, scenario, config, policy.allocation_start, clock, transport, session, cluster["directory"], opts, stop, ending))
+            result_task = loop.create_task(_collect(collector, collector_actor, scenario, config, policy.allocation_start, clock, transport, session, opts, stop, ending))
         await stop.wait()
         heartbeat.cancel()
         deadline.cancel()
@@ -369,7 +412,7 @@ class _GatheredStats:
         self.stats = stats
 
 
-async def _collect(collector: Collector, actor: CollectorActor, scenario: Scenario, config: RunConfig, start: float, clock: AsyncioClock, transport: NetTransport, session: aiohttp.ClientSession, directory: dict[str, str], opts: NodeOptions, stop: asyncio.Event, ending: list[str]) -> int:
+async def _collect(collector: Collector, actor: CollectorActor, scenario: Scenario, config: RunConfig, start: float, clock: AsyncioClock, transport: NetTransport, session: aiohttp.ClientSession, opts: NodeOptions, stop: asyncio.Event, ending: list[str]) -> int:
     """Watch the run to its end, then gather, write and print the result, and shut the
     cluster down. Returns the node's exit status: 1 on invariant violations, or when the
     run could not go on (:data:`FATAL_STOPS`: a member it needs went down)."""
@@ -404,7 +447,7 @@ async def _collect(collector: Collector, actor: CollectorActor, scenario: Scenar
         reason = actor.fatal  # retiring the dead servers may "saturate" the rest, but nothing can be placed any more
     await asyncio.sleep(0.3)  # reports still in flight
     stats = MessageStats()
-    urls = sorted(set(directory.values()))
+    urls = sorted(set(transport.directory.values()))  # those that joined the run too
     handler_errors = connections_lost = 0
     docs = await asyncio.gather(*(_get_json(session, u + "/stats") for u in urls))
     for u, doc in zip(urls, docs):
@@ -425,6 +468,7 @@ async def _collect(collector: Collector, actor: CollectorActor, scenario: Scenar
     result["rejected_frames"] = {u: d["rejected"] for u, d in zip(urls, docs) if d and d["rejected"]}
     result["handler_errors"] = handler_errors
     result["members_down"] = dict(actor.members_down)
+    result["members_up"] = actor.members_up
     result["connections_lost"] = connections_lost
     result["tasks_lost_on_dead_servers"] = collector.accepted_not_allocated_on(actor.dead_servers)
     result["unreachable_processes"] = [u for u, d in zip(urls, docs) if d is None]

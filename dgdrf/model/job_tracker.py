@@ -68,6 +68,10 @@ class JobTracker:
         #: (user, job) -> (why, since when) of the jobs its user gave up: no server up could
         #: run them (model/fleet.py); they are no work left until taken up again
         self.given_up: dict[tuple[str, int], tuple[str, float]] = {}
+        #: (user, job) -> (why, since when) of the jobs withdrawn with their users, which
+        #: went down (:meth:`withdraw`), and those users
+        self.withdrawn: dict[tuple[str, int], tuple[str, float]] = {}
+        self.users_down: set[str] = set()
         #: whether no server up can run a job (the owner's knowledge of the servers; None:
         #: every job can run, as the scenario's servers all can)
         self.unrunnable: Callable[[JobSpec], bool] | None = None
@@ -92,6 +96,8 @@ class JobTracker:
         (:attr:`unrunnable`) is none: its user gives it up as soon as it hears that the
         last server that could run it left (model/fleet.py), and in between it competes
         for nothing."""
+        if user in self.users_down:
+            return None
         work = self.work[user]
         task_id = self.current.get(user)
         ref = self.taken.get((user, task_id)) if task_id is not None else None
@@ -172,8 +178,11 @@ class JobTracker:
                 problem = f"task {r.ref.index} of job {spec.id!r} of {user} ran to completion twice"
             self.done_tasks.add(key)
             if spec.tasks is not None and t.finished == spec.tasks:
+                owed = self._owed(user, r.ref.job)
                 t.finish = time
-                self._finite_left -= 1
+                if owed:
+                    self._finite_left -= 1
+                self.withdrawn.pop((user, r.ref.job), None)  # its last tasks ran on after its user went down: done
         return r, problem
 
     def lost(self, user: str, task_id: int) -> RunningTask | None:
@@ -196,7 +205,7 @@ class JobTracker:
         the task of it taken and not started, if any (pending again, aside with the rest);
         False for a repeated or malformed report."""
         work = self.work.get(user)
-        if work is None or not 0 <= job < len(work.specs) or (user, job) in self.given_up:
+        if work is None or not 0 <= job < len(work.specs) or (user, job) in self.given_up or user in self.users_down:
             return False
         ref = self.taken.get((user, task_id))
         if ref is not None and ref.job == job:
@@ -204,9 +213,10 @@ class JobTracker:
             if self.current.get(user) == task_id:
                 del self.current[user]
             work.put_back(ref)
+        owed = self._owed(user, job)
         work.give_up(job)
         self.given_up[(user, job)] = (why, time)
-        if self._unfinished_finite(user, job):
+        if owed:
             self._finite_left -= 1
         return True
 
@@ -216,13 +226,33 @@ class JobTracker:
         if self.given_up.pop((user, job), None) is None:
             return False
         self.work[user].resume(job)
-        if self._unfinished_finite(user, job):
+        if self._owed(user, job):
             self._finite_left += 1
         return True
 
-    def _unfinished_finite(self, user: str, job: int) -> bool:
+    def withdraw(self, user: str, why: str, time: float) -> bool:
+        """``user`` went down (its process killed): what it had not yet started of its
+        jobs, and its jobs to come, are withdrawn (nobody is left to place them), and its
+        tasks that run, run on to their end. Its jobs given up are withdrawn with it.
+        False for a user not tracked, or down already."""
+        work = self.work.get(user)
+        if work is None or user in self.users_down:
+            return False
+        for j, spec in enumerate(work.specs):
+            if spec.finite and self.times.get((user, j), _JobTimes()).finish is not None:
+                continue  # done
+            if self._owed(user, j):
+                self._finite_left -= 1
+            self.given_up.pop((user, j), None)
+            self.withdrawn[(user, j)] = (why, time)
+        self.users_down.add(user)
+        return True
+
+    def _owed(self, user: str, job: int) -> bool:
+        """Whether ``user``'s job ``job`` is work the run still owes: finite, not done,
+        neither given up nor withdrawn (what :meth:`finite_work_left` counts)."""
         spec = self.work[user].specs[job]
-        return spec.finite and self.times.get((user, job), _JobTimes()).finish is None
+        return spec.finite and self.times.get((user, job), _JobTimes()).finish is None and (user, job) not in self.given_up and (user, job) not in self.withdrawn
 
     def running_on(self, servers: set[str]) -> list[tuple[str, int]]:
         return [key for key, r in self.running.items() if r.server in servers]
@@ -261,12 +291,12 @@ class JobTracker:
         """Per task of a finite job that ran: its (last) start - its job's arrival."""
         return np.array([start - self.arrival_at[(u, j)] for (u, j, _), start in self.task_start.items() if self.work[u].specs[j].finite], dtype=np.float64)
 
-    def unfinished(self, given_up: bool = True) -> Mapping[str, int]:
-        """Per user, the tasks of its finite jobs that have not finished (without
-        ``given_up``: leaving out the jobs given up)."""
+    def unfinished(self, owed_only: bool = False) -> Mapping[str, int]:
+        """Per user, the tasks of its finite jobs that have not finished (``owed_only``:
+        of the jobs the run still owes, leaving out those given up or withdrawn)."""
         out = {}
         for uid, u in self.specs.items():
-            left = sum(self.tasks_left(uid, j) for j, spec in enumerate(u.job_list) if spec.finite and (given_up or (uid, j) not in self.given_up))
+            left = sum(self.tasks_left(uid, j) for j, spec in enumerate(u.job_list) if spec.finite and (not owed_only or self._owed(uid, j)))
             if left > 0:
                 out[uid] = left
         return out
@@ -279,10 +309,18 @@ class JobTracker:
     def unrunnable_records(self) -> list[dict[str, Any]]:
         """Per job given up at the end: user, job, tasks left (None: endless), why and
         since when (seconds from the start of allocation), in scenario order."""
+        return self._records(self.given_up)
+
+    def withdrawn_records(self) -> list[dict[str, Any]]:
+        """Per job withdrawn with its user (and not finished after all), as
+        :meth:`unrunnable_records`."""
+        return self._records(self.withdrawn)
+
+    def _records(self, which: Mapping[tuple[str, int], tuple[str, float]]) -> list[dict[str, Any]]:
         out = []
         for uid, u in self.specs.items():
             for j, spec in enumerate(u.job_list):
-                if (uid, j) in self.given_up:
-                    why, since = self.given_up[(uid, j)]
+                if (uid, j) in which:
+                    why, since = which[(uid, j)]
                     out.append({"user": uid, "job": spec.id, "tasks_left": self.tasks_left(uid, j) if spec.finite else None, "why": why, "since": since - self.start})
         return out

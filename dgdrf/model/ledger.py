@@ -95,6 +95,8 @@ class AllocationLedger:
         self._by_demand: dict[int, dict[tuple[float, ...], int]] = {}
         self._weighted = False  # some user's weight is not 1
         self._retired: set[int] = set()  # servers that left (retire)
+        #: each retired server's capacity when it left: the cluster totals keep counting it
+        self._capacity_at_retire: dict[int, np.ndarray] = {}
         #: servers whose fit slack :meth:`retire` zeroed; the next :meth:`add_server`
         #: gives it back, as re-deriving every server's slack from its capacity always did
         # natural order of the servers: keys sorted, the matching indices, the array
@@ -344,7 +346,12 @@ class AllocationLedger:
     def _sync_shares(self) -> None:
         """Bring the cluster totals and the task shares d_i up to date."""
         if self._total_stale:
-            self._total = self.capacity.sum(axis=0)
+            capacity = self.capacity
+            if self._capacity_at_retire:  # a server joined after some left: they still count
+                capacity = capacity.copy()
+                for server, cap in self._capacity_at_retire.items():
+                    capacity[server] = cap
+            self._total = capacity.sum(axis=0)
             self._total_stale = False
             self._shares_stale = True
         if self._shares_stale:
@@ -355,7 +362,8 @@ class AllocationLedger:
     # -- queries ------------------------------------------------------------------------
     @property
     def total(self) -> np.ndarray:
-        """Cluster capacity C per resource, as of the last server that joined."""
+        """Cluster capacity C per resource: of every server that joined, those that left
+        included (a departure changes no user's share; a server joining does)."""
         self._sync_shares()
         return self._total
 
@@ -542,9 +550,12 @@ class AllocationLedger:
 
     def retire(self, server: int) -> None:
         """A server that left: its capacity shrinks to what it holds, so nothing more fits.
-        The cluster totals keep counting its capacity until the next server joins."""
+        The cluster totals keep counting its capacity (:attr:`total`)."""
         self._sync_shares()
+        if server in self._retired:
+            return
         self._retired.add(server)
+        self._capacity_at_retire[server] = self.capacity[server].copy()
         self.capacity[server] = np.maximum(self.used[server], 0.0)
         self._slack[server] = 0.0  # for good: not even the fit tolerance is left
         self._fit_count -= self.fit[:, server]

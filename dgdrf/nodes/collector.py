@@ -29,7 +29,7 @@ shares and samples them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,7 +41,7 @@ from dgdrf.model.job_tracker import JobTracker
 from dgdrf.model.ledger import AllocationLedger
 from dgdrf.model.notions import DominantShare, FairnessNotion
 from dgdrf.model.resources import SHARE_TIE_TOLERANCE
-from dgdrf.model.scenario import Scenario
+from dgdrf.model.scenario import Scenario, ServerSpec
 from dgdrf.model.envy_over_time import EnvyOverTime
 from dgdrf.model.constraints import Constraint
 from dgdrf.model.fleet import runs_on
@@ -383,7 +383,7 @@ class Collector:
                 ledger.allocate(u, s, check=False)
             else:
                 spec = self.jobs.work[user].specs[ref.job]
-                if not spec.constraint.unconstrained and not spec.constraint.admits(server, self.scenario.servers[s].attribute_map):
+                if not spec.constraint.unconstrained and not spec.constraint.admits(server, ledger.server_attributes(s)):
                     self.violations.append(f"t={time:.6f}: task {task_id} of {user} (job {spec.id!r}) on {server}, which its constraint does not admit")
                 ledger.allocate(u, s, check=False, demand=spec.demand)
                 self._follow(user, u)
@@ -523,6 +523,42 @@ class Collector:
         self.counters["servers_down"] = self.counters.get("servers_down", 0) + len(servers)
         self._judge(time)
 
+    def admit_servers(self, servers: Sequence[ServerSpec], time: float) -> None:
+        """Servers that joined: tasks fit on them from now on, the cluster's capacity C
+        counts them (model/ledger.py), and a job given up may run again (its user takes
+        it up when it hears of them: ``resumed``)."""
+        added = [s for s in servers if s.id not in self.ledger.server_index]
+        for spec in added:
+            self.ledger.add_server(spec.id, spec.capacity, spec.attribute_map)
+        if not added:
+            return
+        self._unrunnable_known.clear()
+        for user in self.jobs.work:  # a user's next job may be one that could run nowhere
+            self._follow(user)
+        self._guaranteed_at[:] = -1
+        self._shares_changed(time)
+        self.counters["servers_up"] = self.counters.get("servers_up", 0) + len(added)
+        self._judge(time)
+
+    def retire_users(self, users: Sequence[str], time: float) -> None:
+        """Users that went down (their processes killed): they compete no more, what they
+        had not started of their jobs is withdrawn (model/job_tracker.py), and their tasks
+        that run, run on and end as any other's."""
+        ledger = self.ledger
+        for user in users:
+            u = ledger.user_index.get(user)
+            if u is None:
+                continue
+            if user in self.jobs.work:
+                self.jobs.withdraw(user, "its user went down", time)
+                self._follow(user, u)
+            else:  # the thesis's user: it competes no more, its tasks stay
+                ledger.set_task(u, None)
+            self.current.pop(user, None)
+            self.counters["users_down"] = self.counters.get("users_down", 0) + 1
+        self._shares_changed(time)
+        self._judge(time)
+
     def accepted_not_allocated_on(self, servers: set[str]) -> int:
         """Tasks whose users accepted a placement on one of ``servers`` and that never
         started: in network mode, the tasks lost with servers that died (each should be
@@ -541,7 +577,7 @@ class Collector:
             if len(servers) > 1:
                 self.violations.append(f"task {key[1]} of {key[0]} accepted {len(servers)} times: {servers}")
         if self.end_reason == "drained":
-            for user, left in self.jobs.unfinished(given_up=False).items():
+            for user, left in self.jobs.unfinished(owed_only=True).items():
                 self.violations.append(f"drained, but {left} task(s) of {user}'s finite jobs did not run to completion")
         for user, job in self.jobs.given_up:
             spec = self.jobs.work[user].specs[job]

@@ -15,8 +15,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from dgdrf.model.constraints import UNCONSTRAINED, Constraint
-from dgdrf.model.resources import fits
-from dgdrf.nodes.protocol import HomeMoved, MemberDown, RegisterServer, Registered, ServerReply, ServerRequest
+from dgdrf.model.fleet import runs_on
+from dgdrf.nodes.protocol import HomeMoved, MemberDown, MemberUp, RegisterServer, Registered, ServerReply, ServerRequest
 from dgdrf.runtime.actor import Actor
 
 
@@ -29,10 +29,7 @@ class Need:
     constraint: Constraint = UNCONSTRAINED
 
     def met_by(self, server: str, capacity: Sequence[float], attributes: Mapping[str, Any]) -> bool:
-        cap = np.asarray(capacity, dtype=np.float64)
-        if cap.shape != (len(self.demand),) or not fits(np.asarray(self.demand), cap, cap):
-            return False
-        return self.constraint.admits(server, attributes)
+        return runs_on(self.demand, self.constraint, server, capacity, attributes)
 
 
 class Routing(Protocol):
@@ -124,7 +121,15 @@ class Gateway(Actor):
 
     def on_RegisterServer(self, src: str, msg: RegisterServer) -> None:
         self.send(src, Registered())
-        self.routing.add_server(src, msg.capacity, msg.attributes)
+        self._add(src, msg.capacity, msg.attributes)
+
+    def on_MemberUp(self, src: str, msg: MemberUp) -> None:
+        """A server joined (the bootstrap says so, perhaps before the newcomer registers
+        here itself)."""
+        self._add(msg.server, msg.capacity, msg.attributes)
+
+    def _add(self, server: str, capacity: Sequence[float], attributes: Mapping[str, Any]) -> None:
+        self.routing.add_server(server, capacity, attributes)
         waiting, self._waiting = self._waiting, {}
         for (user, task_id), need in waiting.items():
             self._answer(user, task_id, need)

@@ -21,7 +21,12 @@ that a scheduler stops waiting for its next task. A task's weight, duration, con
 and job travel as optional trailing fields (dgdrf/runtime/messages.py), which a task of
 the thesis's world leaves out: its frames are what they always were.
 
-Vectors travel as lists of floats; ids as strings. Tags 1-19 belong to this protocol.
+Membership (network mode's failure detector and joins; emulation's controls): the
+bootstrap tells the members that must know that nodes went down (MemberDown) and that a
+server joined, with its capacity and attributes (MemberUp).
+
+Vectors travel as lists of floats; ids as strings. Tags 1-19 and 30 belong to this
+protocol.
 """
 
 from __future__ import annotations
@@ -240,6 +245,18 @@ class IdleNoted(Message):
     """Server -> user: your Idle arrived."""
 
     task_id: int
+
+
+@message(30, senders=(BOOTSTRAP,))
+class MemberUp(Message):
+    """Bootstrap -> gateway, users, servers, collector: server ``server`` joined the
+    cluster, with this capacity vector and these attributes (what a user needs to know
+    whether a job it gave up can run again, a gateway to route to it, and a server that
+    knows the cluster's capacity C or census exactly to count it)."""
+
+    server: str
+    capacity: list[float]
+    attributes: dict[str, Any] = field(default_factory=dict)
 
 
 def task_traits(weight: float, duration: float, eligible: list[str], requires: dict[str, Any], arrival: float, job: int) -> TaskTraits:

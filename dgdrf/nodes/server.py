@@ -11,20 +11,39 @@ resources, reports it, tells the roles it hosts (a scheduler placing tasks here 
 room come back) and tells the task's user and the central scheduler that ordered it
 (TaskFinished, sent again every ``retry`` seconds until each acknowledges). A server has
 attributes, which the placement constraints of tasks match (:meth:`admits`).
+
+Membership news (the bootstrap's MemberDown and MemberUp) reaches the server, which
+tells no member gone that a task of its ended (a user gone would be told for ever) and
+passes the news to every role it hosts that keeps state of members: a role defines
+``members_down(addresses)`` and ``member_up(server, capacity, attributes)``
+(:class:`MembershipListener`), so that several roles of one server can hear the same news.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from dgdrf.model.constraints import Constraint
 from dgdrf.model.resources import FIT_TOLERANCE
-from dgdrf.nodes.protocol import RETRY_S, Allocate, AllocateRejected, TaskAllocated, TaskFinished, TaskFinishedAck
+from dgdrf.nodes.protocol import RETRY_S, Allocate, AllocateRejected, MemberDown, MemberUp, TaskAllocated, TaskFinished, TaskFinishedAck
 from dgdrf.nodes.ticking import TickingRole
 from dgdrf.runtime.actor import Actor
+
+
+class MembershipListener(Protocol):
+    """A role that keeps state of other members and hears of their comings and goings
+    through its server (either method may be left out)."""
+
+    def members_down(self, addresses: Sequence[str]) -> None:
+        """Members (servers or users) went down."""
+        ...
+
+    def member_up(self, server: str, capacity: Sequence[float], attributes: Mapping[str, Any]) -> None:
+        """A server joined, with this capacity and these attributes."""
+        ...
 
 
 class Server(Actor):
@@ -56,6 +75,8 @@ class Server(Actor):
         self._unacked: dict[tuple[str, int], list[str]] = {}
         #: what hosted roles want to hear when a task ends here (user, task id)
         self.on_finished: list[Callable[[str, int], None]] = []
+        #: members reported down (MemberDown): none of them is told of a task's end
+        self._gone: set[str] = set()
 
     def admits(self, constraint: Constraint) -> bool:
         """Whether a task with ``constraint`` may run here (its ids and my attributes)."""
@@ -167,6 +188,10 @@ class Server(Actor):
         for hook in self.on_finished:
             hook(user, task_id)
         recipients = [user] if scheduler is None else [user, scheduler]  # the scheduler may be this node: a message as its Allocate was
+        if self._gone:
+            recipients = [m for m in recipients if m not in self._gone]  # nobody is there to hear it
+            if not recipients:
+                return
         self._unacked[key] = recipients
         for member in recipients:
             self.send(member, TaskFinished(user, task_id))
@@ -188,6 +213,31 @@ class Server(Actor):
             waiting.remove(src)
             if not waiting:
                 del self._unacked[key]
+
+    # -- membership -------------------------------------------------------------------
+    def on_MemberDown(self, src: str, msg: MemberDown) -> None:
+        """Members went down: none of them is told again that a task ended, and every
+        role that keeps state of members hears of it."""
+        gone = set(msg.addresses)
+        self._gone |= gone
+        for key in [k for k, waiting in self._unacked.items() if gone.intersection(waiting)]:
+            left = [m for m in self._unacked[key] if m not in gone]
+            if left:
+                self._unacked[key] = left
+            else:
+                del self._unacked[key]
+        for role in self.roles:
+            hook = getattr(role, "members_down", None)
+            if hook is not None:
+                hook(msg.addresses)
+
+    def on_MemberUp(self, src: str, msg: MemberUp) -> None:
+        """A server joined (this one, too: a newcomer counts itself): every role that
+        counts the cluster's servers hears of it, and counts each server once."""
+        for role in self.roles:
+            hook = getattr(role, "member_up", None)
+            if hook is not None:
+                hook(msg.server, msg.capacity, msg.attributes)
 
     def on_Allocate(self, src: str, msg: Allocate) -> None:
         """A central scheduler's order (thesis 4.1)."""

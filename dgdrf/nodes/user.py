@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dgdrf.model.fleet import Fleet
+from dgdrf.model.scenario import ServerSpec
 from dgdrf.model.workload import CLASSIC, Durations, JobSpec, TaskRef, TaskTraits, UserWorkload, arrival_time
 from dgdrf.nodes.protocol import (
     RETRY_S,
@@ -45,6 +46,7 @@ from dgdrf.nodes.protocol import (
     Idle,
     IdleNoted,
     MemberDown,
+    MemberUp,
     Proposal,
     ServerReply,
     ServerRequest,
@@ -289,6 +291,22 @@ class User(Actor):
             self._abandon_current(why)
         elif self.state != ASKING and self.sent_to in gone:
             self._ask_again()
+
+    def on_MemberUp(self, src: str, msg: MemberUp) -> None:
+        """A server joined: a job given up because no server up could run it is taken up
+        again if this one can (its tasks pending again in their place, ahead of later
+        jobs'); an idle user goes on with it at once."""
+        if self.fleet is None or self.workload is None or self.jobs is None:
+            return
+        self.down.discard(msg.server)
+        self.fleet.join(ServerSpec(msg.server, tuple(float(c) for c in msg.capacity), tuple(sorted(msg.attributes.items()))))
+        for job in self.workload.given_up():
+            spec = self.jobs.jobs[job]
+            if self.fleet.why_not(spec.demand, spec.constraint) is None:
+                self.workload.resume(job)
+                self.report("resumed", job=job)
+        if self.state == IDLE and self.workload.pending():
+            self._next()
 
     def _lose_running(self, gone: set[str]) -> None:
         assert self.workload is not None

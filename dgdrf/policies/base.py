@@ -82,15 +82,27 @@ class Policy(ABC):
     def member_down_audience(cls, servers: list[str], users: list[str], gone: set[str], gateway: str = "gateway") -> list[str]:
         """Who must hear that the members ``gone`` went down (MemberDown), so that the run
         goes on without them: the gateway re-homes their users; every user, as one may
-        have accepted a placement from a server now gone; the central scheduler of a
-        centralized policy; and the servers of a policy whose fixed neighbours may be
-        among the dead (:attr:`servers_track_members`)."""
-        audience = [gateway, *users]
-        if not cls.distributed:
+        have accepted a placement from a server now gone, or have a job that only servers
+        gone could run (model/fleet.py); the central scheduler of a centralized policy;
+        the servers of a policy whose fixed neighbours may be among the dead
+        (:attr:`servers_track_members`); and, when users went down, every server (any
+        may hold a task of theirs, a proposal to them, or owe them a TaskFinished)."""
+        audience = [gateway, *(u for u in users if u not in gone)]
+        if gone.intersection(users):
+            audience += [s for s in servers if s not in gone]
+        elif not cls.distributed:
             audience.append(servers[0])  # the central scheduler
         elif cls.servers_track_members:
             audience += [s for s in servers if s not in gone]
         return audience
+
+    @classmethod
+    def member_up_audience(cls, servers: list[str], users: list[str], gateway: str = "gateway") -> list[str]:
+        """Who must hear that a server joined (MemberUp): every member keeps its picture of
+        the cluster: the gateway routes to it, users take up again a job it can run, and
+        servers count it in the capacity C or the census they know (the newcomer
+        included: it counts itself)."""
+        return [gateway, *users, *servers]
 
     def __init__(self, options: PolicyOptions) -> None:
         if options.share_level is not None and not self.share_levels:

@@ -20,7 +20,7 @@ order), the thesis's tasks first, in the order their requests came.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,7 +30,7 @@ from dgdrf.model.notions import ClassShare, DominantShare, FairnessNotion
 from dgdrf.model.resources import SHARE_TIE_TOLERANCE
 from dgdrf.nodes.gateway import FixedRouting, Routing
 from dgdrf.nodes.protocol import (
-    PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Allocate, AllocateRejected, Decline, Idle, IdleNoted, MemberDown, Registered, RegisterServer, TaskFinished,
+    PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Allocate, AllocateRejected, Decline, Idle, IdleNoted, Registered, RegisterServer, TaskFinished,
     TaskFinishedAck, TaskQueued, TaskRequest,
 )  # fmt: skip
 from dgdrf.policies.base import AnnounceCapacity, Policy
@@ -163,6 +163,7 @@ class CentralScheduler(TickingRole):
         #: tasks of jobs ordered and running, until they end: (user, task) -> (server, demand)
         self.running: dict[tuple[str, int], tuple[int, list[float]]] = {}
         self._settled = False  # the last tick placed nothing, and nothing changed since
+        self._gone: set[str] = set()  # users declared down
 
     def on_RegisterServer(self, src: str, msg: RegisterServer) -> None:
         if self.ledger is None:
@@ -175,14 +176,22 @@ class CentralScheduler(TickingRole):
             self._settled = False
         self.actor.send(src, Registered())
 
-    def on_MemberDown(self, src: str, msg: MemberDown) -> None:
-        """Servers that went down (network mode) take no more tasks. A proposal still
-        unanswered for one of them is withdrawn and its task queued again: accepted, it
-        would be ordered on a dead server, and its user wait for ever. (A user whose
-        accepted placement was ordered there gives it up on its own MemberDown.)"""
+    def members_down(self, addresses: Sequence[str]) -> None:
+        """Members that went down (MemberDown, through this server: nodes/server.py).
+        Servers take no more tasks. A proposal still unanswered for one of them is
+        withdrawn and its task queued again: accepted, it would be ordered on a dead
+        server, and its user wait for ever. (A user whose accepted placement was ordered
+        there gives it up on its own MemberDown.) A user gone is waited for no more and
+        proposed nothing more: its request is dropped, its unanswered proposals given
+        back, and it is in no one's way (DRF's strict order waited for it, and each
+        expired proposal made it wait again); its tasks that run, run on."""
         if self.ledger is None:
             return
-        gone = {self.ledger.server_index[a] for a in msg.addresses if a in self.ledger.server_index}
+        for user in [a for a in addresses if a in self.ledger.user_index]:
+            self._user_gone(user)
+        gone = {self.ledger.server_index[a] for a in addresses if a in self.ledger.server_index}
+        if not gone:
+            return
         self._settled = False
         for (user, task_id), proposal in list(self.proposals.open.items()):
             if proposal.item.server in gone:  # released before the server retires: nothing fits there after
@@ -195,7 +204,23 @@ class CentralScheduler(TickingRole):
         for s in gone:
             self.ledger.retire(s)
 
+    def _user_gone(self, user: str) -> None:
+        assert self.ledger is not None  # the user is in it
+        self._gone.add(user)
+        self.pending.pop(user, None)
+        for (u, task_id), proposal in list(self.proposals.open.items()):
+            if u == user:
+                self.proposals.open.pop((u, task_id))
+                self._release(user, proposal.item)
+        index = self.ledger.user_index[user]
+        self.ledger.set_task(index, None)
+        if self._waiting is not None and self._waiting[0] == index:
+            self._waiting = None
+        self._settled = False
+
     def on_TaskRequest(self, src: str, msg: TaskRequest) -> None:
+        if msg.user in self._gone:
+            return  # a request from a user declared down (sent before it died, and late)
         if self.ledger is None or len(msg.demand) != self.ledger.m:
             self.actor.report("bad_message", type="TaskRequest", src=src, reason="demand does not match the resources")
             return

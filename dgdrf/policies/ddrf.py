@@ -21,10 +21,10 @@ the walk could find) and its task is tried again in the background.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from dgdrf.nodes.protocol import Idle, IdleNoted, MemberDown, TaskQueued, TaskRequest
+from dgdrf.nodes.protocol import Idle, IdleNoted, TaskQueued, TaskRequest
 from dgdrf.overlay.gradient import GradientBase
 from dgdrf.policies.distributed import DistributedPolicy
 from dgdrf.policies.local import HomeUsers, TaskDesk
@@ -99,6 +99,15 @@ class HomeScheduler(TickingRole):
         centre, for a task that is not coming."""
         self.actor.send(src, IdleNoted(msg.task_id))
         self.home.idle(src, msg.task_id)
+
+    def members_down(self, addresses: Sequence[str]) -> None:
+        """Home users that went down (their processes killed) compete no more: their
+        tasks waiting here are dropped (a proposal of one out is the desk's to give back:
+        TaskDesk.members_down), so none holds this server's minimum, or in DGDRF the
+        centre, for a user that will never answer."""
+        for user in addresses:
+            if self.home.forget(user):
+                self._room_at.pop(user, None)
 
     def on_RoomFreed(self, src: str, msg: RoomFreed) -> None:
         """A server that ``msg``'s task walked past for want of room has room for it now
@@ -219,12 +228,13 @@ class DdrfScheduler(HomeScheduler):
             for n in self.neighbours or ():
                 self.actor.send(n, ShareRequest())
 
-    def on_MemberDown(self, src: str, msg: MemberDown) -> None:
+    def members_down(self, addresses: Sequence[str]) -> None:
         """Neighbours that went down (network mode) are replaced at the next tick: the
         last minimum share a dead neighbour reported would otherwise hold this server's
         users back for ever (eq. 3.8 compares against it), although its users moved."""
-        self.fixed.forget(msg.addresses)
-        for n in msg.addresses:
+        super().members_down(addresses)
+        self.fixed.forget(addresses)
+        for n in addresses:
             self.shares.pop(n, None)
 
     def on_ShareRequest(self, src: str, msg: ShareRequest) -> None:

@@ -18,7 +18,7 @@ from dgdrf.overlay.toolbox_gradient import ToolboxGradient
 from dgdrf.overlay.pushsum import PushSum
 from dgdrf.policies.base import AnnounceCapacity, Policy
 from dgdrf.policies.local import CapacityKnowledge, TaskDesk
-from dgdrf.policies.meters import DepartedServers, ShareMeter, UnitShareMeter
+from dgdrf.policies.meters import CensusChanges, ShareMeter, UnitShareMeter
 from dgdrf.runtime.actor import Role
 
 
@@ -41,7 +41,7 @@ class DistributedPolicy(Policy):
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         if cls.meter is not None:
-            cls.servers_track_members = True  # its census must lose a server reported down (policies/meters.py DepartedServers)
+            cls.servers_track_members = True  # its census must lose a server reported down (policies/meters.py CensusChanges)
 
     def gateway_routing(self) -> Routing:
         return HomeRouting()
@@ -55,7 +55,7 @@ class DistributedPolicy(Policy):
             roles.append(pushsum)
             knowledge = CapacityKnowledge(pushsum=pushsum)
         else:
-            knowledge = CapacityKnowledge(exact=o.total_capacity)
+            knowledge = CapacityKnowledge(exact=o.total_capacity, counted=self._counted())
         desk = TaskDesk(knowledge, sampler=cyclon, retry=o.retry, meter=self._meter(server, cyclon, roles), room_notices=self.room_notices if o.room_notices is None else o.room_notices)
         roles.append(desk)
         return roles, cyclon, desk
@@ -70,14 +70,23 @@ class DistributedPolicy(Policy):
         o = self.options
         constrained = self.meter == "cdrf"
         kinds, exact = self._given_census(constrained)
-        departed = DepartedServers(kinds)
-        roles.append(departed)
-        if o.capacity_knowledge == "pushsum":
+        pushsum = o.capacity_knowledge == "pushsum"
+        changes = CensusChanges(kinds, constrained, count_joins=not pushsum)
+        roles.append(changes)
+        if pushsum:
             kind = ServerKind.of(server.capacity.tolist(), getattr(server, "attributes", {}) if constrained else None)
             census_sum = CensusSum(kind, 1.0 if server.address == o.initiator else 0.0, cyclon, o.cyclon_period)
             roles.append(census_sum)
-            return UnitShareMeter(lambda: departed.less_departed(census_sum.census()), constrained)
-        return UnitShareMeter(lambda: departed.less_departed(exact), constrained)
+            return UnitShareMeter(lambda: changes.current(census_sum.census()), constrained)
+        return UnitShareMeter(lambda: changes.current(exact), constrained)
+
+    def _counted(self) -> frozenset[str]:
+        """The servers the given C counts, one set for all of this policy's servers."""
+        cache: dict[str, frozenset[str]] = self.__dict__.setdefault("_counted_cache", {})
+        if "ids" not in cache:
+            o = self.options
+            cache["ids"] = frozenset(o.capacity_ids or o.server_ids)
+        return cache["ids"]
 
     def _given_census(self, constrained: bool) -> tuple[dict[str, ServerKind], Census]:
         """Every server's kind by address, and the census of them that exact knowledge

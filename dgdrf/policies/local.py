@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import math
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -48,10 +48,23 @@ INF = math.inf
 class CapacityKnowledge:
     """C, the cluster's total capacity vector, as this server knows it."""
 
-    def __init__(self, exact: Sequence[float] | None = None, pushsum: PushSum | None = None) -> None:
+    def __init__(self, exact: Sequence[float] | None = None, pushsum: PushSum | None = None, counted: frozenset[str] = frozenset()) -> None:
         self._exact = None if exact is None else np.asarray(exact, dtype=np.float64)
         self._exact_floats = None if exact is None else [float(c) for c in exact]
         self._pushsum = pushsum
+        self._counted = counted  # the servers the exact C counts (shared, never changed)
+        self._joined: set[str] = set()  # and those it counts since
+
+    def joined(self, server: str, capacity: Sequence[float]) -> None:
+        """Server ``server`` joined: C counts its capacity too, once (given exactly: a
+        push-sum estimate takes it in by the newcomer's own mass). Servers that left stay
+        counted, as the collector's and the central scheduler's ledgers count them
+        (model/ledger.py)."""
+        if self._exact is None or server in self._counted or server in self._joined:
+            return
+        self._joined.add(server)
+        self._exact = self._exact + np.asarray(capacity, dtype=np.float64)
+        self._exact_floats = [float(c) for c in self._exact]
 
     def total(self) -> np.ndarray | None:
         if self._exact is not None:
@@ -134,6 +147,13 @@ class HomeUsers:
             if u.request is not None:  # its last task is placed (perhaps by a walk, elsewhere): nothing is out
                 u.out, u.started = False, u.request.task_id
             self._stale = True
+
+    def forget(self, user: str) -> bool:
+        """``user`` went down: it is this server's home user no more (False if it was not)."""
+        if self.users.pop(user, None) is None:
+            return False
+        self._stale = True
+        return True
 
     def mark_stuck(self, user: HomeUser) -> None:
         """Its task found no room anywhere: it no longer competes for the minimum."""
@@ -234,7 +254,7 @@ class TaskDesk(Role):
         self._walks = 0  # walks started here (they are numbered per home)
         self._hops: dict[tuple[str, int, int], int] = {}  # (home, walk, ttl) sent, not yet acknowledged -> tries
         self._seen: dict[tuple[str, int, int], None] = {}  # (home, walk, ttl) handled here (bounded, oldest first)
-        #: (user, task, outcome): "accepted", "declined" or "expired"
+        #: (user, task, outcome): "accepted", "declined", "expired" or "gone" (its user went down)
         self.on_resolved: Callable[[str, int, str], None] | None = None
         self.on_walk_failed: Callable[[str, int], None] | None = None
 
@@ -346,6 +366,23 @@ class TaskDesk(Role):
             elif self.actor.fits(demand):
                 del self._watches[u]
                 self.actor.send(home, RoomFreed(u, tid))
+
+    # -- membership (through the server: nodes/server.py) --------------------------------
+    def members_down(self, addresses: Sequence[str]) -> None:
+        """Users that went down are proposed nothing more: their open proposals are taken
+        back and their reservations given back (``gone`` to whoever placed them), and a
+        room notice for one is dropped."""
+        gone = set(addresses)
+        for user, task_id in [key for key in self.proposals.open if key[0] in gone]:
+            self.proposals.open.pop((user, task_id))
+            self.actor.release(user, task_id)
+            self._resolve(user, task_id, "gone")
+        for user in gone.intersection(self._watches):
+            del self._watches[user]
+
+    def member_up(self, server: str, capacity: Sequence[float], attributes: Mapping[str, object]) -> None:
+        """A server joined: the cluster's capacity C counts it."""
+        self.capacity.joined(server, capacity)
 
     def on_WalkFailed(self, src: str, msg: WalkFailed) -> None:
         if self.on_walk_failed is not None:

@@ -19,12 +19,13 @@ running tasks, u_i is its next task's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from dgdrf.model.census import Census, ServerKind
+from dgdrf.model.constraints import Scalar
 from dgdrf.model.workload import TaskTraits
-from dgdrf.nodes.protocol import MemberDown, TaskRequest
+from dgdrf.nodes.protocol import TaskRequest
 from dgdrf.runtime.actor import Role
 
 INF = float("inf")
@@ -106,39 +107,61 @@ class UnitShareMeter:
         return None if u is None or u <= 0 else 1.0 / (u * request.weight)
 
 
-class DepartedServers(Role):
-    """The servers the failure detector reported down (MemberDown, as the bootstrap
-    tells the members that must know: Policy.member_down_audience), taken out of the
-    census a unit share meter reads. Without it, a server given the census at start
+class CensusChanges(Role):
+    """The servers the failure detector reported down (MemberDown) and those that joined
+    since (MemberUp), as the bootstrap tells the members that must know
+    (Policy.member_down_audience, member_up_audience), applied to the census a unit share
+    meter reads. Without the departures, a server given the census at start
     (``--capacity-knowledge exact``) kept counting servers gone in every user's h_i, which
     the Collector's notion no longer does (model/notions.py RowSums): in the acceptance
     sweep's cell with 4 departures (dg-tsf, seed 1, P 6), 4.8 of its 5.9 % errors
-    (bench/results/churn-knowledge-40x8.txt). Push-sum's estimate needs the same: once it
-    has converged, a crashed node takes its share of the mass with it and the ratios stay
-    those of the whole cluster at start. ``kinds``: every server's kind by address (of the
-    kinds the census counts: capacity only, for TSF)."""
+    (bench/results/churn-knowledge-40x8.txt). Push-sum's estimate needs the departures
+    too: once it has converged, a crashed node takes its share of the mass with it and the
+    ratios stay those of the whole cluster at start. A server that joins is counted in a
+    given census (``count_joins``); push-sum takes it in by itself, the newcomer
+    gossiping its own mass (overlay/census.py). ``kinds``: every server's kind by address
+    at start, shared by all the policy's servers and never changed (of the kinds the
+    census counts: capacity only, for TSF, ``constrained`` False)."""
 
-    def __init__(self, kinds: dict[str, ServerKind]) -> None:
+    def __init__(self, kinds: dict[str, ServerKind], constrained: bool = False, count_joins: bool = True) -> None:
         self.kinds = kinds
+        self.constrained = constrained
+        self.count_joins = count_joins
         self.gone: dict[ServerKind, int] = {}
-        self._seen: set[str] = set()
-        self._cache: tuple[Census | None, Census | None] = (None, None)  # (census read, that census less the departed)
+        self.joined: dict[ServerKind, int] = {}
+        self._joined_kinds: dict[str, ServerKind] = {}  # servers that joined, by address
+        self._seen: set[str] = set()  # departures counted
+        self._cache: tuple[Census | None, Census | None] = (None, None)  # (census read, that census changed)
 
-    def on_MemberDown(self, src: str, msg: MemberDown) -> None:
-        for address in msg.addresses:
-            kind = self.kinds.get(address)
+    def members_down(self, addresses: Sequence[str]) -> None:
+        for address in addresses:
+            kind = self.kinds.get(address) or self._joined_kinds.get(address)
             if kind is not None and address not in self._seen:
                 self._seen.add(address)
                 self.gone[kind] = self.gone.get(kind, 0) + 1
                 self._cache = (None, None)
 
-    def less_departed(self, census: Census | None) -> Census | None:
-        """``census`` without the departed servers: the same object while none left (so a
-        meter reading it ranks as before), and one object per census read after."""
-        if census is None or not self.gone:
+    def member_up(self, server: str, capacity: Sequence[float], attributes: Mapping[str, Scalar]) -> None:
+        if server in self.kinds or server in self._joined_kinds:
+            return  # counted already (a repeated notice)
+        kind = ServerKind.of(capacity, attributes if self.constrained else None)
+        self._joined_kinds[server] = kind
+        if self.count_joins:
+            self.joined[kind] = self.joined.get(kind, 0) + 1
+            self._cache = (None, None)
+
+    def current(self, census: Census | None) -> Census | None:
+        """``census`` less the departed servers and with those that joined: the same
+        object while none left or joined (so a meter reading it ranks as before), and one
+        object per census read after."""
+        if census is None or not (self.gone or self.joined):
             return census
         if self._cache[0] is not census:
-            counts = {k: n - self.gone.get(k, 0) for k, n in census.counts.items()}
+            counts = dict(census.counts)
+            for kind, n in self.joined.items():
+                counts[kind] = counts.get(kind, 0) + n
+            for kind, n in self.gone.items():
+                counts[kind] = counts.get(kind, 0) - n
             self._cache = (census, Census({k: n for k, n in counts.items() if n > 0}))
         return self._cache[1]
 

@@ -75,8 +75,11 @@ class PolicyOptions(AllocationOptions, OverlayOptions):
     #: policies are given when ``capacity_knowledge`` is "exact" (model/census.py)
     server_kinds: tuple[tuple[tuple[float, ...], tuple[tuple[str, Scalar], ...]], ...] = ()
     #: the servers' addresses, in the order of ``server_kinds`` (a server reported down
-    #: leaves the census: policies/meters.py DepartedServers)
+    #: leaves the census: policies/meters.py CensusChanges)
     server_ids: tuple[str, ...] = ()
+    #: the servers ``total_capacity`` counts (empty: those of ``server_ids``): a server
+    #: that joins a run is given a C of every server that ever joined, those gone too
+    capacity_ids: tuple[str, ...] = ()
     initiator: str = ""
     retry: float = RETRY_S
     extras: Mapping[str, object] = field(default_factory=dict)

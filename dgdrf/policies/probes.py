@@ -32,10 +32,11 @@ being stranded.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from dgdrf.model.workload import CLASSIC, TaskTraits
-from dgdrf.nodes.protocol import Idle, IdleNoted, MemberDown, TaskQueued, TaskRequest, trait_fields
+from dgdrf.nodes.protocol import Idle, IdleNoted, TaskQueued, TaskRequest, trait_fields
 from dgdrf.nodes.gateway import RandomRouting, Routing
 from dgdrf.overlay.sampling import PeerSampling
 from dgdrf.policies.distributed import DistributedPolicy
@@ -144,12 +145,16 @@ class ProbeScheduler(TickingRole):
         else:
             self.actor.report("unheld", user=user, task_id=task_id)
 
-    def on_MemberDown(self, src: str, msg: MemberDown) -> None:
+    def members_down(self, addresses: Sequence[str]) -> None:
         """Neighbours that went down (network mode) are replaced at the next tick: the
-        last load a dead one reported would keep it first for every copy."""
-        self.fixed.forget(msg.addresses)
-        for n in msg.addresses:
+        last load a dead one reported would keep it first for every copy. The copies of
+        a user gone are dropped (nobody would answer their proposals)."""
+        self.fixed.forget(addresses)
+        for n in addresses:
             self.loads.pop(n, None)
+            held = self.tasks.pop(n, None)
+            if held is not None:
+                self.actor.report("unheld", user=n, task_id=held[0])
 
     def on_LoadRequest(self, src: str, msg: LoadRequest) -> None:
         self.actor.send(src, LoadReply(self.actor.load(), self.actor.attributes))

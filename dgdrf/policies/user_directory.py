@@ -35,6 +35,7 @@ from the user's Decline of its own offer.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from dgdrf.model.workload import TaskTraits
@@ -111,6 +112,7 @@ class UserDirectory(Role):
         self.version = 0
         #: when news from another server last came (local time)
         self.heard_at = -1.0
+        self._gone: set[str] = set()  # users declared down
 
     def setup(self) -> None:
         rng = self.actor.rng
@@ -138,6 +140,15 @@ class UserDirectory(Role):
             report = UserReport(user, entry.home, task_id, entry.share, False, entry.demand, entry.traits, entry.wire, self.actor.now())
             self.known[user] = report
             self._news([report])
+
+    def members_down(self, addresses: Sequence[str]) -> None:
+        """Users that went down wait for nothing any more: their reports are dropped, and
+        one heard of them later (gossip from a server that had not heard yet) is not kept."""
+        for user in addresses:
+            self._gone.add(user)
+            self._placed.pop(user, None)
+            if self.known.pop(user, None) is not None or self._mine.pop(user, None) is not None:
+                self.version += 1
 
     # -- gossip ---------------------------------------------------------------------------
     def home_changed(self) -> None:
@@ -229,8 +240,8 @@ class UserDirectory(Role):
         news: list[UserReport] = []
         for i in range(n):
             user = msg.users[i]
-            if user in home_users:
-                continue  # its home knows better
+            if user in home_users or user in self._gone:
+                continue  # its home knows better; or it went down
             numbers = msg.numbers[i]
             task_id, share, waiting = int(numbers[0]), numbers[1], numbers[4] == 1.0
             old = known.get(user)
