@@ -209,7 +209,7 @@ TABLE: tuple[Artefact, ...] = (
     # README gives `[--scenario configs/thesis-100x20.toml]` without a seed: the record says seed 1 (the default)
     _policy_run("dgdrf-thesis-100x20-toolbox-p2.json", "--scenario configs/thesis-100x20.toml --policy dgdrf --gradient toolbox --neighbors 2 --seed 1", "~2 min"),
     # README "Every run ends for the right reason" and "The 200x40 half": `--json OUT`, here the committed name
-    Artefact((f"{R}/controls-survey.txt",), "run", ("python bench/controls_survey.py > bench/results/controls-survey.txt",), "~1 min (67 s recorded)",
+    Artefact((f"{R}/controls-survey.txt",), "run", ("python bench/controls_survey.py > bench/results/controls-survey.txt",), "~1.5 min (87 s recorded)",
              note="virtual time, fixed seeds: byte-identical when the code's behaviour is unchanged"),
     Artefact((f"{R}/stall-checks/dgdrf-100x20-p4-s1-loss1.json",), "run",
              ("dgdrf run --scenario configs/thesis-100x20.toml --policy dgdrf --neighbors 4 --seed 1 --loss 0.01 --json bench/results/stall-checks/dgdrf-100x20-p4-s1-loss1.json",), "~3-5 min (288 s recorded on 2026-11-25, 158 s in pure Python on 2026-11-26)"),
@@ -296,6 +296,8 @@ TABLE: tuple[Artefact, ...] = (
              "~4 min on two cores (28 runs on 1,000 servers)"),
     Artefact((f"{R}/dask-vs-pool.txt",), "machine", ("python bench/dask_vs_pool.py --sweep bench/quick.toml --workers 2 --repeat 2 > bench/results/dask-vs-pool.txt",),
              "~5 min (96 runs)", note="wall times: they vary with the machine's load"),
+    Artefact((f"{R}/cluster-churn-survey.txt",), "machine", ("python bench/cluster_churn_survey.py > bench/results/cluster-churn-survey.txt",), "~14 min (8 clusters of 15-16 processes, 774 s of wall recorded)",
+             note="real processes on loopback, killed and started on the wall clock: counts and wall times vary between reruns"),
     Artefact((f"{R}/kill-survey.txt",), "machine", ("python bench/kill_survey.py --freeze 1.5 > bench/results/kill-survey.txt",), "~3 min (8 clusters, 147 s of wall recorded)",
              note="real processes on loopback, stopped and killed on the wall clock: counts and wall times vary between reruns"),
     Artefact((f"{R}/peersim-compare.txt",), "machine", ("bench/peersim_compare.sh > bench/results/peersim-compare.txt",), "~15 min (PeerSim and dgdrf at 1k, 10k, 100k nodes)",

@@ -76,7 +76,7 @@ def _only_on(scenario, gone: set[str]) -> set[tuple[str, str]]:
     return {(u.id, j.id) for u in scenario.users for j in u.job_list if not any(runs_on(j.demand, j.constraint, s.id, s.capacity, s.attribute_map) for s in up)}
 
 
-@pytest.mark.parametrize("policy", ["drf", "fifo", "tsf", "dgdrf", "dg-tsf", "d-psdsf"])
+@pytest.mark.parametrize("policy", ["drf", "fifo", "tsf", pytest.param("dgdrf", marks=pytest.mark.slow), pytest.param("dg-tsf", marks=pytest.mark.slow), "d-psdsf"])
 def test_two_departures_leave_the_jobs_only_they_could_run_given_up_and_every_other_job_done(policy):
     """``dgdrf run --scenario configs/google-finite-8x4.toml --policy P --churn-departures 2``:
     s8 and s4 leave at 3.5 s and 5.2 s, and class c3 with s4. The run drains; the jobs
@@ -339,3 +339,28 @@ def test_a_user_that_crashes_has_its_waiting_tasks_withdrawn_its_running_ones_ru
 def test_a_crash_is_refused_for_a_member_whose_crash_is_not_modelled():
     with pytest.raises(ValueError, match="crash: 'gateway' is not a server or a user"):
         build(DEAD_USER, RunConfig(policy="drf")).run(controls=[Crash(1.0, ("gateway",))])
+
+
+@pytest.mark.parametrize("policy", ["dgdrf", "dg-tsf"])
+def test_push_sum_takes_a_newcomer_in_and_its_estimates_match_the_collector(policy):
+    """With C (and dg-tsf's census) estimated by push-sum, servers leaving and joining:
+    every server's estimate of C is the collector's (every server that ever joined) to
+    within what a crash takes of push-sum's mass (under 1 %), and its census, rounded to
+    whole servers, counts exactly the servers up (push-sum takes a newcomer in by its own
+    mass)."""
+    from dgdrf.model.generators import google_2011_jobs_scenario
+    from dgdrf.policies.local import TaskDesk
+
+    scenario = google_2011_jobs_scenario(12, 6, seed=7, horizon=120, load=1.0, constrained=0.5)
+    config = RunConfig(policy=policy, seed=1, neighbors=3, warmup=5.0, capacity_knowledge="pushsum", churn_departures=2, churn_joins=2, churn_every=30.0, churn_start=30.0)
+    world = build(scenario, config)
+    result = world.run()
+    assert result.stop_reason == "drained" and result.invariant_violations == []
+    assert result.events["servers_up"] == 2 and result.events["servers_down"] == 2
+    desks = [r for a in world.transport.actors.values() for r in getattr(a, "roles", []) if isinstance(r, TaskDesk)]
+    assert len(desks) == 12
+    truth = world.collector.ledger.total
+    assert all(abs(d.capacity.total() - truth).max() < 0.01 * truth.max() for d in desks)
+    assert all(abs(d.capacity.total() - truth).max() > 1e-9 for d in desks)  # (an estimate, not the given C)
+    if policy == "dg-tsf":
+        assert all(d.meter._current().servers == 12 for d in desks)

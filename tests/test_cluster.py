@@ -205,14 +205,17 @@ def test_user_gives_up_a_placement_accepted_from_a_server_that_went_down():
         assert new_home.got == [("task", 1)] and user.task_id == 1, order
 
 
-def _start_and_wait(cluster: Cluster, out: Path, after: float) -> None:
-    cluster.start(out)
+def _start_and_wait(cluster: Cluster, out: Path, after: float) -> str:
+    """Start ``cluster``, wait until its run has started and ``after`` seconds more; its
+    bootstrap's URL."""
+    boot = cluster.start(out)
     deadline = time.monotonic() + TIMEOUT
     log = cluster.logs / "collector.log"
     while time.monotonic() < deadline and '"started"' not in log.read_text(errors="replace"):
         assert cluster.procs["collector"].poll() is None, cluster.tail("collector", 10)
         time.sleep(0.1)
     time.sleep(after)
+    return boot
 
 
 def _wait_all_gone(cluster: Cluster, bound: float) -> float:
@@ -368,3 +371,51 @@ def test_the_google_finite_workload_scaled_down_drains_in_a_cluster(policy):
     assert code == 0 and result is not None, cluster.tail("collector", 20)
     assert result["stop_reason"] == "drained" and result["invariant_violations"] == [] and result["allocations"] == 963
     assert result["tls"] and result["processes"] == 15
+
+
+@pytest.fixture(scope="module")
+def churn_file(tmp_path_factory) -> Path:
+    """4 servers, one with a gpu; u1's job needs it, u2's and u3's run anywhere (u2's runs
+    for some 10 s, past the join; u3's long enough to be running when its process dies)."""
+    servers: list[dict] = [{"id": f"s{i}", "capacity": [4.0, 4.0], "attributes": {"gpu": i == 2}} for i in range(1, 5)]
+    users: list[dict] = [
+        {"id": "u1", "jobs": [{"id": "gpu", "demand": [1.0, 1.0], "tasks": 12, "duration": 1.0, "arrival": 0, "requires": {"gpu": True}}]},
+        {"id": "u2", "jobs": [{"id": "plain", "demand": [1.0, 1.0], "tasks": 120, "duration": 1.0, "arrival": 0}]},
+        {"id": "u3", "jobs": [{"id": "long", "demand": [1.0, 1.0], "tasks": 40, "duration": 1.0, "arrival": 0}, {"id": "later", "demand": [1.0, 1.0], "tasks": 4, "duration": 1.0, "arrival": 20}]},
+    ]
+    sc = build_scenario(["cpu", "mem"], servers, users, name="net-churn-4x3")
+    path = tmp_path_factory.mktemp("net") / "net-churn-4x3.json"
+    sc.write_json(path)
+    return path
+
+
+@pytest.mark.parametrize("policy", ["drf", pytest.param("dgdrf", marks=pytest.mark.slow), pytest.param("d-psdsf", marks=pytest.mark.slow)])
+def test_a_cluster_drains_when_a_server_and_a_user_are_killed_and_a_server_joins(churn_file, policy):
+    """The gpu server's process is killed (SIGKILL): u1's job is given up; u3's process
+    is killed: what it had not started is withdrawn; a new server process joins: the
+    bootstrap makes it a gpu server (the kind of the server down), u1's job is taken up
+    again and runs there. Drained, nothing run twice or lost, every process counted."""
+    from dgdrf.cluster.keys import make_keys, node_names
+
+    warm = [] if policy == "drf" else ["--warmup", "2"]
+    cluster = Cluster(["--scenario", str(churn_file), "--policy", policy, "--tick", "0.05", *warm], 4, 3, verbose=True)
+    make_keys(cluster.keys, node_names(4, 3) | {"server-join": "server"}, days=1)
+    out = cluster.logs / "result.json"
+    try:
+        boot = _start_and_wait(cluster, out, 0.5 if policy == "drf" else 2.5)  # allocation under way
+        cluster.procs[_process_hosting(cluster, "s2")].send_signal(signal.SIGKILL)
+        time.sleep(1.0)
+        cluster.procs[_process_hosting(cluster, "u3")].send_signal(signal.SIGKILL)
+        time.sleep(2.5)  # both declared down (3 missed pings 0.5 s apart), u1's job given up
+        cluster._spawn("server-join", ["--role", "server", "--bootstrap", boot, "--listen", "127.0.0.1:0"])
+        assert cluster.wait_collector(TIMEOUT) == 0, cluster.tail("collector", 20)
+        result = json.loads(out.read_text())
+    finally:
+        cluster.stop()
+    assert result["stop_reason"] == "drained" and result["invariant_violations"] == [], (result["stop_reason"], result["invariant_violations"][:3])
+    assert result["members_down"] == {"server": 1, "user": 1} and result["members_up"] == 1
+    assert result["events"]["given_up"] >= 1 and result["events"]["resumed"] >= 1 and result["unrunnable_jobs"] == []
+    assert {j["user"] for j in result["withdrawn_jobs"]} == {"u3"}
+    finished = {(j["user"], j["job"]) for j in result["jobs"] if j["finish"] is not None}
+    assert {("u1", "gpu"), ("u2", "plain")} <= finished
+    assert result["processes"] == 11 and result["handler_errors"] == 0 and not result["rejected_frames"]

@@ -552,6 +552,23 @@ def test_notion_shares_kept_row_by_row_are_a_recount(cluster, ops):
             np.testing.assert_array_equal(n.shares(ledger), _recount_shares(name, ledger), err_msg=f"{name} after {op}")
 
 
+def test_a_server_that_leaves_full_leaves_the_kept_sums_too():
+    """A server that leaves while full keeps its capacity (it shrinks to what it holds):
+    only its liveness changes, and the kept sums must see it (hypothesis's example)."""
+    ledger = AllocationLedger(2)
+    ledger.add_server("s-1", [0.0, 1.0])
+    ledger.add_user("u-2", [0.0, 1.0])
+    kept = {name: notion(name) for name in ("tsf", "psdsf")}
+    ledger.allocate(0, 0)
+    ledger.set_task(0, [0.0, 1.25], NOTION_CONSTRAINTS[0])
+    for n in kept.values():
+        n.shares(ledger)
+    ledger.retire(0)
+    assert ledger.capacity.tolist() == [[0.0, 1.0]]  # full: unchanged
+    for name, n in kept.items():
+        np.testing.assert_array_equal(n.shares(ledger), _recount_shares(name, ledger), err_msg=name)
+
+
 # -- the home users' cached minimum (policies/local.py) ----------------------------------------------
 @pytest.mark.parametrize("mod", variants("dgdrf.policies.local"))
 @SETTINGS

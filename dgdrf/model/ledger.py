@@ -113,6 +113,10 @@ class AllocationLedger:
         #: with :attr:`row_changed_at`, a reader keeping per-user figures of them
         #: (model/notions.py RowSums) finds the rows to recompute
         self.rows_version = 0
+        #: counts servers joining and leaving (a reader keeping per-server figures, such as
+        #: model/notions.py RowSums, recomputes them when it changes: a server that leaves
+        #: full keeps its capacity, and only its liveness tells)
+        self.servers_version = 0
 
     def _set_views(self) -> None:
         n, u = len(self.server_ids), len(self.user_ids)
@@ -184,6 +188,7 @@ class AllocationLedger:
         self._reserve_servers(idx + 1)
         self.server_ids.append(server_id)
         self.server_index[server_id] = idx
+        self.servers_version += 1
         self._attributes.append(dict(attributes or {}))
         self._set_views()
         self.capacity[idx] = cap
@@ -555,6 +560,7 @@ class AllocationLedger:
         if server in self._retired:
             return
         self._retired.add(server)
+        self.servers_version += 1
         self._capacity_at_retire[server] = self.capacity[server].copy()
         self.capacity[server] = np.maximum(self.used[server], 0.0)
         self._slack[server] = 0.0  # for good: not even the fit tolerance is left

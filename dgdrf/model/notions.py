@@ -84,7 +84,8 @@ class RowSums:
     (users x servers), for its next task. A run asks at every placement and task end, and
     the whole matrix is users x servers (4,500 x 1,000 on Wang et al.'s trace), so the sums
     are kept: a row is recomputed only when its user's next task (demand or constraint)
-    changed since (the ledger's ``row_changed_at``), all of them when the servers did.
+    changed since (the ledger's ``row_changed_at``), all of them when the servers did
+    (one joined or left: ``servers_version``; or a capacity changed).
     ``constrained=False`` sums over every server. A server that left (churn, a crash) is
     in no sum: its capacity shrinks to what it held when it left (model/ledger.py
     ``retire``), and a per-server ratio over that remnant made PS-DSF's K_n of a user
@@ -95,6 +96,7 @@ class RowSums:
         self.constrained = constrained
         self._ledger: AllocationLedger | None = None
         self._version = -1  # the ledger's rows_version the sums are of
+        self._servers_version = -1  # ... and its servers_version
         self._capacity = np.zeros((0, 0))
         self.sums = np.zeros(0)
 
@@ -105,9 +107,9 @@ class RowSums:
         return (per * ledger.live()[None, :]).sum(axis=1)  # a server that left counts for nobody
 
     def __call__(self, ledger: AllocationLedger) -> np.ndarray:
-        if ledger is not self._ledger or not np.array_equal(ledger.capacity, self._capacity):
+        if ledger is not self._ledger or ledger.servers_version != self._servers_version or not np.array_equal(ledger.capacity, self._capacity):
             self.sums = self._rows(ledger, np.arange(len(ledger.user_ids)))
-            self._ledger, self._capacity = ledger, ledger.capacity.copy()
+            self._ledger, self._capacity, self._servers_version = ledger, ledger.capacity.copy(), ledger.servers_version
         elif ledger.rows_version != self._version:
             users = np.flatnonzero(ledger.row_changed_at > self._version)  # users added since among them
             sums = np.resize(self.sums, len(ledger.user_ids))

@@ -192,7 +192,7 @@ class HomeScheduler(TickingRole):
         Placing it when room is found keeps DRF's order: its share was the lowest when it
         got stuck, and the others' have only grown."""
         u = self.home.users.get(user)
-        if u is None or not u.stuck or u.out or u.request is None or u.request.task_id != task_id:
+        if u is None or not u.stuck or u.out or u.idle or u.request is None or u.request.task_id != task_id:
             return
         if not self.desk.ready():
             self._stuck(user, u)
