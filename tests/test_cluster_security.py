@@ -6,7 +6,8 @@ gone bad) and tries what an earlier version let anyone do: a MemberDown "from th
 bootstrap" (ended the run at once), a TaskRequest with a negative demand (over-committed
 the central scheduler), an Allocate for a user that does not exist (a server started
 it), POST /shutdown, and a flood of reports of made-up kinds (grew the result's
-events). Outsiders, without a certificate or with one of another CA, try to join and
+events), joining the run as a server, and telling a node where a server lives (POST
+/members, the bootstrap's to say). Outsiders, without a certificate or with one of another CA, try to join and
 to send. Every attempt must be refused and counted, and the run must end as the
 undisturbed one does.
 """
@@ -88,6 +89,10 @@ async def _attack(cluster: Cluster, boot: str, other_ca: Credentials) -> dict[st
             seen["stats_by_user"] = r.status
         async with s.post(boot + "/join", json={"role": "collector", "url": me, "count": 1}) as r:
             seen["join_as_collector"] = r.status
+        async with s.post(boot + "/join", json={"role": "server", "url": "https://127.0.0.1:2", "count": 1}) as r:
+            seen["join_as_server"] = r.status  # once the run started, a server joins the run: not with a user's certificate
+        async with s.post(scheduler_url + "/members", json={"directory": {"s9": me}, "roles": {"s9": "server"}, "identities": {me: "user-1"}}) as r:
+            seen["members_by_user"] = r.status  # only the bootstrap says where a newcomer lives
 
     outsiders = {"no certificate": ssl.create_default_context(cafile=str(cluster.keys / "ca.crt")), "another CA": other_ca.client_context()}
     outsiders["no certificate"].check_hostname = False
@@ -117,6 +122,7 @@ def test_forged_messages_and_outsiders_are_refused_and_the_run_ends_as_undisturb
     finally:
         cluster.stop()
     assert seen["shutdown_by_user"] == 403 and seen["stats_by_user"] == 403 and seen["join_as_collector"] == 403
+    assert seen["join_as_server"] == 403 and seen["members_by_user"] == 403
     for what in ("join", "send", "shutdown"):
         for who in ("no certificate", "another CA"):
             assert seen[f"{what} with {who}"] not in (200, 202, 403, "connected"), (what, who, seen)  # the TLS handshake fails
@@ -125,7 +131,7 @@ def test_forged_messages_and_outsiders_are_refused_and_the_run_ends_as_undisturb
         for reason, n in counts.items():
             rejected[reason] = rejected.get(reason, 0) + n
     assert rejected["impersonation"] == 2 and rejected["not_allowed"] == 2 and rejected["bad_message"] == 1
-    assert rejected["unknown_report_kind"] == 2000 and rejected["forbidden"] >= 3
+    assert rejected["unknown_report_kind"] == 2000 and rejected["forbidden"] >= 5
     assert result["stop_reason"] == "saturated" and result["invariant_violations"] == [] and result["tls"] is True
     assert "servers_down" not in result["events"] and not any(k.startswith("junk") for k in result["events"])
     emulated = run_emulation(load_scenario(scenario_file), RunConfig(policy="drf", tick=0.05)).to_dict()
