@@ -11,14 +11,15 @@ while it runs is a :class:`Control` (a crash, in virtual time). Both see the wor
 through its public parts (clock, transport, collector) and are started once every actor
 has been scheduled to start, so adding one that only reads changes no result: PeerSim's
 Controls, scheduled by the run rather than patched into the protocol. The controls here:
-:class:`Crash`, :class:`Partition` (the network splits, then heals) and :class:`Churn`
-(servers leave one after another).
+:class:`Crash` (servers or users), :class:`Join` (new servers), :class:`Partition` (the
+network splits, then heals) and :class:`Churn` (servers leave, and join, one after
+another).
 
 A run is a pure function of (scenario, configuration, seed): one seeded numpy generator
 feeds the transport (latencies, loss) and is split per actor (and each job draws its
 tasks' durations from a stream of the seed of its own: dgdrf/model/workload.py). It ends
 by the stop rules (nodes/stop_rules.py, the same as a cluster's): drained (every task
-of every finite job has finished), saturated (the first moment no user's next task fits
+of every finite job that can still run has finished), saturated (the first moment no user's next task fits
 on any server and none ever will, thesis 1.5.5), when ``max_time`` virtual seconds pass,
 or when the watch stops it (stranded, stalled).
 """

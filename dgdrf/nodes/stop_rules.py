@@ -2,7 +2,9 @@
 
 The collector (nodes/collector.py) keeps the global truth; these rules read it:
 
-- **drained**: every task of every job has finished (a workload of finite jobs only);
+- **drained**: every task of every job has finished, but for the jobs no server up can
+  run (given up by their users: model/fleet.py) and those of users that crashed
+  (withdrawn) (a workload of finite jobs only);
 - **saturated**: nothing can ever be placed again: no finite job has work left, no job is
   yet to arrive, no running task will end (so no room comes back) and no pending task
   fits anywhere (thesis 1.5.5: the first moment no user's next task fits on any server;
