@@ -262,6 +262,8 @@ class World:
     deployment: Deployment | None = None
     #: the servers that joined during the run, in order
     joined: list[ServerSpec] = field(default_factory=list)
+    #: the members whose crash was detected (the failure detector's verdicts so far)
+    down: set[str] = field(default_factory=set)
     _ran: bool = field(default=False, init=False)
 
     @property
@@ -311,6 +313,7 @@ class World:
         network's loss model is for the members' own messages; these are not counted
         among them)."""
         gone = set(addresses)
+        self.down |= gone
         servers = self.server_ids()
         users = [u.id for u in self.scenario.users]
         down = [s for s in servers if s in gone]
@@ -339,10 +342,8 @@ class World:
         if len(spec.capacity) != len(self.scenario.resources):
             raise ValueError(f"join: {spec.id!r} has {len(spec.capacity)} resources, the scenario {len(self.scenario.resources)}")
         assert self.deployment is not None  # made by build()
-        gone = ~self.collector.ledger.live()
-        known = {sid: bool(g) for sid, g in zip(self.collector.ledger.server_ids, gone)}
         ever = [*self.scenario.servers, *self.joined, spec]
-        up = [s for s in ever if not known.get(s.id, False)]
+        up = [s for s in ever if s.id not in self.down]  # as the bootstrap knows them
         server = self.deployment.joiner(spec, ever, up)
         self.joined.append(spec)
         self.transport.register(server)
