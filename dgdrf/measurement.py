@@ -163,9 +163,7 @@ def job_measures(collector: Collector, end: float) -> dict[str, Any]:
         records = collector.jobs.job_records()
         out["jobs"] = records
         finishes = [r["finish"] for r in records if r["finish"] is not None]
-        tracker = collector.jobs
-        aside = sum(tracker.work[u].specs[j].finite for u, j in {*tracker.given_up, *tracker.withdrawn})  # what no one could run, or place
-        out["makespan"] = max(finishes) if len(finishes) + aside >= len(records) and finishes else None
+        out["makespan"] = max(finishes) if len(finishes) + collector.jobs.finite_aside() >= len(records) and finishes else None
         out["jct_s"] = summary(np.array([r["jct"] for r in records if r["jct"] is not None], dtype=np.float64))
         out["queueing_delay_s"] = summary(collector.jobs.queueing_delays())
         unfinished = dict(collector.jobs.unfinished())

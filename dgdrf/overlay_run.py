@@ -212,6 +212,10 @@ class OverlayRun:
     def departing(self) -> str:
         return "an overlay node"
 
+    @property
+    def crashing(self) -> str:
+        return "an overlay node"
+
     def departable(self) -> list[str]:
         """Every overlay node (not the bootstrap)."""
         return list(self.names)

@@ -38,7 +38,7 @@ from dgdrf.errors import ConfigError
 from dgdrf.log import get_logger
 from dgdrf.measurement import RunResult, measure
 from dgdrf.memory_budget import check_scenario
-from dgdrf.model.fleet import Fleet
+from dgdrf.model.fleet import Fleet, Replacements, fresh_server_id
 from dgdrf.model.scenario import Scenario, ServerSpec, UserSpec
 from dgdrf.nodes.bootstrap import Bootstrap
 from dgdrf.nodes.collector import AllocationRecord, Collector
@@ -97,6 +97,11 @@ class Stage(Protocol):
     @property
     def departing(self) -> str:
         """What a departable member is, for messages ("a server")."""
+        ...
+
+    @property
+    def crashing(self) -> str:
+        """What a member that may crash is, for messages ("a server or a user")."""
         ...
 
     def members_down(self, addresses: tuple[str, ...]) -> None:
@@ -279,6 +284,10 @@ class World:
     def departing(self) -> str:
         return "a server"
 
+    @property
+    def crashing(self) -> str:
+        return "a server or a user"
+
     def departable(self) -> list[str]:
         """The scenario's servers: those churn picks its departures among. The gateway
         and the bootstrap are single points whose loss ends a network run with a named
@@ -299,11 +308,8 @@ class World:
     def fresh_server_id(self) -> str:
         """An id for a server that joins: ``s<k>``, the first k past the run's servers
         that names no member."""
-        taken = {*self.server_ids(), *self.transport.actors, *(u.id for u in self.scenario.users)}
-        k = len(self.scenario.servers) + len(self.joined) + 1
-        while f"s{k}" in taken:
-            k += 1
-        return f"s{k}"
+        servers = self.server_ids()
+        return fresh_server_id({*servers, *self.transport.actors, *(u.id for u in self.scenario.users)}, len(servers))
 
     def members_down(self, addresses: tuple[str, ...]) -> None:
         """As network mode's failure detector and bootstrap do: the collector judges
@@ -331,16 +337,21 @@ class World:
             if actor is not None and address not in gone:
                 actor.receive(BOOTSTRAP, MemberDown(sorted(gone)))
 
+    def check_newcomer(self, spec: ServerSpec) -> None:
+        """Refuse a server that cannot join: an id the run has, or another number of
+        resources than the scenario's."""
+        if spec.id in self.transport.actors or spec.id in self.server_ids() or spec.id in {u.id for u in self.scenario.users} or spec.id in (GATEWAY, BOOTSTRAP):
+            raise ValueError(f"join: {spec.id!r} is the id of a member of the run already (a server that joins needs a new one)")
+        if len(spec.capacity) != len(self.scenario.resources):
+            raise ValueError(f"join: {spec.id!r} has {len(spec.capacity)} resources, the scenario {len(self.scenario.resources)}")
+
     def join(self, spec: ServerSpec) -> None:
         """Server ``spec`` joins now: built with the policy's roles and the cluster as it
         is (:meth:`Deployment.joiner`), it starts, announces itself and joins the overlays
         as any server does at start; the collector counts it (:meth:`Collector.admit_servers`),
         and every member hears of it (MemberUp: :meth:`Policy.member_up_audience`),
         reliably, as MemberDown. Its id must be new to the run."""
-        if spec.id in self.transport.actors or spec.id in self.server_ids() or spec.id in {u.id for u in self.scenario.users} or spec.id in (GATEWAY, BOOTSTRAP):
-            raise ValueError(f"join: {spec.id!r} is the id of a member of the run already (a server that joins needs a new one)")
-        if len(spec.capacity) != len(self.scenario.resources):
-            raise ValueError(f"join: {spec.id!r} has {len(spec.capacity)} resources, the scenario {len(self.scenario.resources)}")
+        self.check_newcomer(spec)
         assert self.deployment is not None  # made by build()
         ever = [*self.scenario.servers, *self.joined, spec]
         up = [s for s in ever if s.id not in self.down]  # as the bootstrap knows them
@@ -349,7 +360,7 @@ class World:
         self.transport.register(server)
         server.start()
         self.collector.admit_servers([spec], self.clock.now())
-        news = MemberUp(spec.id, [float(c) for c in spec.capacity], dict(spec.attribute_map))
+        news = MemberUp.of(spec)
         for address in type(self.policy).member_up_audience(self.server_ids(), [u.id for u in self.scenario.users], GATEWAY):
             actor = self.transport.actors.get(address)
             if actor is not None:
@@ -512,7 +523,7 @@ def _check_departable(world: Stage, what: str, addresses: Iterable[str], crash: 
     departable = set(world.crashable() if crash else world.departable())
     others = [a for a in addresses if a not in departable]
     if others:
-        what_may = "a server or a user" if crash and isinstance(world, World) else world.departing
+        what_may = world.crashing if crash else world.departing
         raise ValueError(f"{what}: {others[0]!r} is not {what_may} (the only members whose {'crash' if crash else 'departure'} this run models)")
 
 
@@ -565,12 +576,8 @@ class Join(Control):
             raise ValueError(f"join: a server id twice in {ids}")
 
     def started(self, world: World) -> None:
-        taken = [s.id for s in self.servers if s.id in world.transport.actors or s.id in world.server_ids()]
-        if taken:
-            raise ValueError(f"join: {taken[0]!r} is the id of a member of the run already (a server that joins needs a new one)")
-        for spec in self.servers:
-            if len(spec.capacity) != len(world.scenario.resources):
-                raise ValueError(f"join: {spec.id!r} has {len(spec.capacity)} resources, the scenario {len(world.scenario.resources)}")
+        for spec in self.servers:  # refused where it enters, not when it would join
+            world.check_newcomer(spec)
         world.clock.call_later(self.at, self._join, world)
 
     def _join(self, world: World) -> None:
@@ -685,16 +692,14 @@ class Churn(Control):
             assert isinstance(world, World)
             join_times = self.start + np.cumsum(rng.exponential(self.every, self.joins))
             fallback = rng.integers(0, len(world.scenario.servers), self.joins)
-            self._replaced: set[str] = set()
+            self._replacements = Replacements()
             for k, t in enumerate(join_times):
                 world.clock.call_later(float(t), self._join, world, int(fallback[k]))
 
     def _join(self, world: World, fallback: int) -> None:
         now = world.clock.now()
         by_id = {s.id: s for s in world.scenario.servers}
-        gone = [a for t, a in self.schedule if t <= now and a not in self._replaced and a in by_id]
-        like = by_id[gone[0]] if gone else world.scenario.servers[fallback]
-        self._replaced.add(like.id)
-        spec = ServerSpec(world.fresh_server_id(), like.capacity, like.attributes)
-        self.join_schedule.append((now, Joined(spec, like.id)))
+        down = [by_id[a] for t, a in self.schedule if t <= now and a in by_id]
+        spec, like = self._replacements.newcomer(world.fresh_server_id(), down, world.scenario.servers[fallback])
+        self.join_schedule.append((now, Joined(spec, like)))
         world.join(spec)

@@ -38,6 +38,7 @@ from aiohttp import web
 from dgdrf.config import RunConfig
 from dgdrf.world import BOOTSTRAP, GATEWAY
 from dgdrf.log import get_logger
+from dgdrf.model.fleet import Replacements, fresh_server_id
 from dgdrf.model.scenario import Scenario, ServerSpec
 from dgdrf.nodes.protocol import MemberDown, MemberUp
 from dgdrf.policies import POLICIES
@@ -81,7 +82,7 @@ class Membership:
         self.down: set[str] = set()
         #: servers that joined after the start, in order, and which down server each replaced
         self.joiners: list[ServerSpec] = []
-        self._replaced: set[str] = set()
+        self._replacements = Replacements()
         self._down_order: list[str] = []  # actors declared down, in order
         #: process url -> what a process that joined after the start was told of the cluster
         self._late: dict[str, dict[str, Any]] = {}
@@ -164,14 +165,11 @@ class Membership:
         """The next server to join: a new id, the kind of the earliest server declared
         down not yet replaced, else of the scenario's servers in turn."""
         by_id = {s.id: s for s in (*self.scenario.servers, *self.joiners)}
-        gone = [a for a in self._down_order if a in by_id and a not in self._replaced]
-        like = by_id[gone[0]] if gone else self.scenario.servers[len(self.joiners) % len(self.scenario.servers)]
-        self._replaced.add(like.id)
-        taken = {*self.server_ids(), *(u.id for u in self.scenario.users)}
-        k = len(taken - {u.id for u in self.scenario.users}) + 1
-        while f"s{k}" in taken:
-            k += 1
-        return ServerSpec(f"s{k}", like.capacity, like.attributes)
+        servers = self.server_ids()
+        new_id = fresh_server_id({*servers, *(u.id for u in self.scenario.users)}, len(servers))
+        fallback = self.scenario.servers[len(self.joiners) % len(self.scenario.servers)]
+        spec, _ = self._replacements.newcomer(new_id, [by_id[a] for a in self._down_order if a in by_id], fallback)
+        return spec
 
     def _join_late(self, url: str, name: str, count: int) -> web.Response:
         specs = [self._newcomer() for _ in range(count)]
@@ -205,7 +203,7 @@ class Membership:
         users = [u.id for u in self.scenario.users]
         audience = [COLLECTOR, *POLICIES[self.config.policy].member_up_audience(self.server_ids(), users, GATEWAY)]
         for spec in specs:
-            news = MemberUp(spec.id, [float(c) for c in spec.capacity], dict(spec.attribute_map))
+            news = MemberUp.of(spec)
             for address in audience:
                 if address not in entries and self.directory.get(address) not in self.down:
                     self.bootstrap.send(address, news)

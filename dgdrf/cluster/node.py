@@ -37,7 +37,7 @@ from dgdrf.measurement import measure
 from dgdrf.world import BOOTSTRAP, GATEWAY, deploy
 from dgdrf.errors import ConfigError
 from dgdrf.log import get_logger
-from dgdrf.model.scenario import Scenario, ServerSpec
+from dgdrf.model.scenario import Scenario
 from dgdrf.model.scenario_file import parse_document
 from dgdrf.nodes.bootstrap import Bootstrap
 from dgdrf.nodes.collector import REPORT_KINDS, Collector
@@ -139,7 +139,7 @@ class CollectorActor(Actor):
     def on_MemberUp(self, src: str, msg: MemberUp) -> None:
         """A server joined the run: the collector counts it."""
         self.members_up += 1
-        self.collector.admit_servers([ServerSpec(msg.server, tuple(float(c) for c in msg.capacity), tuple(sorted(msg.attributes.items())))], self.now())
+        self.collector.admit_servers([msg.spec()], self.now())
 
 
 def _split(listen: str) -> tuple[str, int]:

@@ -17,7 +17,7 @@ is another matter: a server that can run the job will have room once its tasks e
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -107,3 +107,30 @@ class Fleet:
         if not admitted:
             return f"no server up matches its constraint{gone}"
         return f"its demand {list(demand)} fits on none of the {len(admitted)} server(s) up that its constraint admits{gone}"
+
+
+def fresh_server_id(taken: Collection[str], after: int) -> str:
+    """An id for a server that joins a run of ``after`` servers: ``s<k>``, the first k
+    past ``after`` that names no member (``taken``)."""
+    k = after + 1
+    while f"s{k}" in taken:
+        k += 1
+    return f"s{k}"
+
+
+class Replacements:
+    """The kind a server that joins takes (emulation's churn and a cluster's bootstrap
+    alike): the kind (capacity and attributes) of the earliest server down that no
+    newcomer has replaced yet, a machine replaced as a Google cell's are; when none is,
+    the ``fallback`` the caller draws. Each server is replaced once."""
+
+    def __init__(self) -> None:
+        self._replaced: set[str] = set()
+
+    def newcomer(self, new_id: str, down: Sequence[ServerSpec], fallback: ServerSpec) -> tuple[ServerSpec, str]:
+        """Server ``new_id`` of the kind it takes, given the servers ``down`` in the
+        order they went down; and the id of the server whose kind it has."""
+        waiting = [s for s in down if s.id not in self._replaced]
+        like = waiting[0] if waiting else fallback
+        self._replaced.add(like.id)
+        return ServerSpec(new_id, like.capacity, like.attributes), like.id

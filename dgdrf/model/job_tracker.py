@@ -301,6 +301,10 @@ class JobTracker:
                 out[uid] = left
         return out
 
+    def finite_aside(self) -> int:
+        """How many finite jobs are given up or withdrawn: no one could run, or place, them."""
+        return sum(self.work[u].specs[j].finite for u, j in {*self.given_up, *self.withdrawn})
+
     def tasks_left(self, user: str, job: int) -> int:
         """The tasks of ``user``'s finite job ``job`` that have not finished."""
         spec = self.work[user].specs[job]

@@ -514,14 +514,9 @@ class Collector:
             s = self.ledger.server_index.get(server)
             if s is not None:
                 self.ledger.retire(s)
-        self._unrunnable_known.clear()
         self.jobs.unrunnable = self._unrunnable  # every job could run while the scenario's servers were all up
-        for user in self.jobs.work:  # a user's next job may be one no server up can run now
-            self._follow(user)
-        self._guaranteed_at[:] = -1  # every guarantee counts the live servers
-        self._shares_changed(time)
         self.counters["servers_down"] = self.counters.get("servers_down", 0) + len(servers)
-        self._judge(time)
+        self._servers_changed(time)
 
     def admit_servers(self, servers: Sequence[ServerSpec], time: float) -> None:
         """Servers that joined: tasks fit on them from now on, the cluster's capacity C
@@ -532,12 +527,17 @@ class Collector:
             self.ledger.add_server(spec.id, spec.capacity, spec.attribute_map)
         if not added:
             return
+        self.counters["servers_up"] = self.counters.get("servers_up", 0) + len(added)
+        self._servers_changed(time)
+
+    def _servers_changed(self, time: float) -> None:
+        """Servers left or joined: which jobs can run, every user's next runnable job and
+        every guarantee (over the live servers) are judged anew."""
         self._unrunnable_known.clear()
-        for user in self.jobs.work:  # a user's next job may be one that could run nowhere
+        for user in self.jobs.work:
             self._follow(user)
         self._guaranteed_at[:] = -1
         self._shares_changed(time)
-        self.counters["servers_up"] = self.counters.get("servers_up", 0) + len(added)
         self._judge(time)
 
     def retire_users(self, users: Sequence[str], time: float) -> None:

@@ -35,6 +35,7 @@ from dataclasses import field
 from typing import Any
 
 from dgdrf.model.constraints import Constraint
+from dgdrf.model.scenario import ServerSpec
 from dgdrf.model.workload import CLASSIC, TaskTraits
 from dgdrf.runtime.messages import Message, message
 from dgdrf.runtime.roles import BOOTSTRAP, GATEWAY, SERVER, USER
@@ -257,6 +258,15 @@ class MemberUp(Message):
     server: str
     capacity: list[float]
     attributes: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, spec: ServerSpec) -> MemberUp:
+        """The news that server ``spec`` joined."""
+        return cls(spec.id, [float(c) for c in spec.capacity], dict(spec.attribute_map))
+
+    def spec(self) -> ServerSpec:
+        """The server that joined, as a scenario describes one."""
+        return ServerSpec(self.server, tuple(float(c) for c in self.capacity), tuple(sorted(self.attributes.items())))
 
 
 def task_traits(weight: float, duration: float, eligible: list[str], requires: dict[str, Any], arrival: float, job: int) -> TaskTraits:

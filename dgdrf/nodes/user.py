@@ -36,7 +36,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dgdrf.model.fleet import Fleet
-from dgdrf.model.scenario import ServerSpec
 from dgdrf.model.workload import CLASSIC, Durations, JobSpec, TaskRef, TaskTraits, UserWorkload, arrival_time
 from dgdrf.nodes.protocol import (
     RETRY_S,
@@ -299,7 +298,7 @@ class User(Actor):
         if self.fleet is None or self.workload is None or self.jobs is None:
             return
         self.down.discard(msg.server)
-        self.fleet.join(ServerSpec(msg.server, tuple(float(c) for c in msg.capacity), tuple(sorted(msg.attributes.items()))))
+        self.fleet.join(msg.spec())
         for job in self.workload.given_up():
             spec = self.jobs.jobs[job]
             if self.fleet.why_not(spec.demand, spec.constraint) is None:

@@ -208,10 +208,8 @@ class CentralScheduler(TickingRole):
         assert self.ledger is not None  # the user is in it
         self._gone.add(user)
         self.pending.pop(user, None)
-        for (u, task_id), proposal in list(self.proposals.open.items()):
-            if u == user:
-                self.proposals.open.pop((u, task_id))
-                self._release(user, proposal.item)
+        for _, placement in self.proposals.drop_user(user):
+            self._release(user, placement)
         index = self.ledger.user_index[user]
         self.ledger.set_task(index, None)
         if self._waiting is not None and self._waiting[0] == index:

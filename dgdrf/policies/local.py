@@ -372,13 +372,11 @@ class TaskDesk(Role):
         """Users that went down are proposed nothing more: their open proposals are taken
         back and their reservations given back (``gone`` to whoever placed them), and a
         room notice for one is dropped."""
-        gone = set(addresses)
-        for user, task_id in [key for key in self.proposals.open if key[0] in gone]:
-            self.proposals.open.pop((user, task_id))
-            self.actor.release(user, task_id)
-            self._resolve(user, task_id, "gone")
-        for user in gone.intersection(self._watches):
-            del self._watches[user]
+        for user in addresses:
+            for task_id, _ in self.proposals.drop_user(user):
+                self.actor.release(user, task_id)
+                self._resolve(user, task_id, "gone")
+            self._watches.pop(user, None)
 
     def member_up(self, server: str, capacity: Sequence[float], attributes: Mapping[str, object]) -> None:
         """A server joined: the cluster's capacity C counts it."""

@@ -121,6 +121,14 @@ class ProposalHandshake(Generic[T]):
         self.owner.actor.send(user, Withdrawn(task_id, p.ref))
         return p.item
 
+    def drop_user(self, user: str) -> list[tuple[int, T]]:
+        """Take back every open proposal to ``user``, which went down (nobody is told):
+        (task id, item) of each, for the owner to give back what it held."""
+        dropped = [(task_id, p.item) for (u, task_id), p in self.open.items() if u == user]
+        for task_id, _ in dropped:
+            del self.open[(user, task_id)]
+        return dropped
+
     def void(self, user: str, task_id: int) -> Taken[T] | None:
         """Forget the accepted proposal of ``user``'s task ``task_id`` (it could not
         start after all) and tell the user it no longer stands; what it was, if held."""
