@@ -45,7 +45,7 @@ COMPILED_MODULES = (
     "dgdrf.model.resources",
     # last: a small share of those runs (their estimate of C); compiled for compare.sh's push-sum
     "dgdrf.overlay.pushsum",
-    # issue 34's typed hot path: node ids and Cyclon's descriptor frames
+    # the typed hot path: node ids and Cyclon's descriptor frames
     "dgdrf.runtime.addresses",
     "dgdrf.overlay.descriptors",
     "dgdrf.runtime.twister",

@@ -5,7 +5,7 @@ when one knows what made it: the git commit of the package, whether its tracked 
 differed from that commit (``dirty``: then the commit alone does not name the code), the
 dgdrf, Python and library versions (numpy and msgpack can change results: numbers and
 encoded message sizes). ``dgdrf sweep`` writes :func:`provenance` into every record and
-into the manifest (issue 18).
+into the manifest.
 
 Collected once per process and cached: a sweep writes thousands of records, and
 spawning git for each would cost more than some runs. The parent collects it before

@@ -79,7 +79,7 @@ UNRUNNABLE_SHOWN = 10
 
 #: the ends a run reaches by itself: every task of every finite job done; no task fits any more
 NORMAL_ENDS = ("saturated", "drained")
-#: what a run's end means when it is not one of those (README "A run ends at saturation")
+#: what a run's end means when it is not one of those (docs/explanation/how-runs-end.md)
 STOP_EXPLAINED = {
     "stranded": "every user whose next task fits somewhere has it held only by servers where it no longer fits; probes cannot place it (thesis 4.2), so the run cannot reach saturation",
     "stalled": "nothing was placed for the stall time although tasks still fit, or work was left that nothing could bring about: the run stopped making progress (a bug; please report it)",

@@ -1,5 +1,5 @@
 """Envy-freeness over time: the audit's EF (model/audit.py; Wang et al. Def. 3) for
-workloads whose tasks arrive and end (issue 35).
+workloads whose tasks arrive and end.
 
 The audit judges one final allocation, and with jobs that arrive and finish a run ends
 with nothing allocated. What EF asks of a dynamic allocation is that a user who wants more

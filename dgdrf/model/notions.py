@@ -14,7 +14,7 @@ learned, the Collector with the truth):
 A notion is registered in :data:`NOTIONS` by name (docs/EXTENDING.md: a new notion is a
 class here plus one line there).
 
-Readings we chose where the papers leave room (README "Fairness notions"):
+Readings we chose where the papers leave room (docs/explanation/papers.md, docs/explanation/fairness.md):
 
 - h_i and M_i count whole tasks per server (floor), as Wang et al.'s fig. 4 does
   (6 + 2 + 6 = 14); the offline oracle (model/lp_filling.py) uses the divisible count.

@@ -1,5 +1,5 @@
 """Sharing incentive over time: the audit's SI (model/audit.py; Wang et al. Def. 1) for
-workloads whose tasks arrive and end (issue 35).
+workloads whose tasks arrive and end.
 
 The audit of a final allocation (dgdrf/auditing.py) applies only to a static scenario: with
 jobs that arrive and finish, a run ends with nothing allocated. What SI asks of a dynamic

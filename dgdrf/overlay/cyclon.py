@@ -14,7 +14,7 @@ Ages are stored as birth cycles of the local cycle counter (age = cycle - birth)
 ageing the whole view each period costs nothing. The ``profile`` a node publishes in its
 own descriptor is opaque here (the gradient uses it for utilities).
 
-The view is kept in one integer array in view order (issue 34): per entry the node's id
+The view is kept in one integer array in view order: per entry the node's id
 (:mod:`dgdrf.runtime.addresses`), its birth cycle and the birth of the descriptor its
 profile came with, and the profiles in a list beside it; a shuffle's descriptors go out
 and come in as typed frames (:mod:`dgdrf.overlay.descriptors`). View order is arrival
@@ -34,7 +34,7 @@ instead, id -> [birth, profile's birth, profile] in view order, and reads and wr
 frames with msgpack's own packer (:meth:`Cyclon._received`, :meth:`Cyclon._merge_entries`):
 arrays walked index by index cost the interpreter a bytecode dispatch a step, where a
 dictionary's lookups, deletions and insertions run in C, and the same frames then took
-2.5 times the time of the dictionaries keyed by address they replaced (issue 34's bound
+2.5 times the time of the dictionaries keyed by address they replaced (the bound
 is 1.5, bench/results/ab-issue34.txt). Deleting an entry and inserting one at the end
 keep the order the array's gaps and appends give, and the draws are the same, so both
 builds give the same views (tests/test_compiled_core.py, bench/snapshot.py).

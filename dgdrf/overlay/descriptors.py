@@ -1,6 +1,6 @@
 # cython: boundscheck=False, wraparound=False
 """Cyclon's descriptor lists, typed: the frame ``[tag, [[address, age, profile], ...]]``
-written from arrays of (id, age, profile) and read back into them (issue 34).
+written from arrays of (id, age, profile) and read back into them.
 
 A shuffle's descriptors used to travel as a list of tuples built per message, packed by
 msgpack's general packer, unpacked into fresh lists of fresh address strings, and wrapped

@@ -37,7 +37,7 @@ server with users (at 10,000 servers and 1,000 users, about 950); where every no
 finite utility (``dgdrf overlay --protocol gradient``) memory grows with all the nodes a
 node hears of, and ``memory=N`` bounds it.
 
-The compiled build keeps the view and the memory in arrays (issue 34): per entry a node
+The compiled build keeps the view and the memory in arrays: per entry a node
 id, its utility as a C double, its stamp and its eq. 3.9 tie-break, computed once. The
 memory's slots stay put while held; a refresh count gives its least-recently-refreshed
 order, and two sorted indexes (by utility, tie-break and address; by tie-break and
@@ -395,7 +395,7 @@ class GradientBase(Role):
             done(bool(msg.ok))
 
     # -- exchanges received (each kind of gradient answers and merges in its own way) --------
-    #: exchanges arrive as frames and are read here, with no message object (issue 34);
+    #: exchanges arrive as frames and are read here, with no message object;
     #: network mode decodes and checks them first and calls the on_<Msg> handlers
     FRAME_TAGS = (_SHUFFLE, _REPLY)
 
@@ -1397,7 +1397,7 @@ def exchange_frame(tag: int, u: float, s: int, view: dict[str, tuple[float, int]
     entries [address, utility, stamp] of ``view`` (address -> (utility, stamp)) in its
     order; with ``clock``, the view holds births and the entries carry ages, ``clock`` -
     birth (the toolbox gradient's). The message object's bytes exactly, written without
-    it (issue 34). Compiled, in C (gradient.pxd); msgpack's packer for what that does not
+    it. Compiled, in C (gradient.pxd); msgpack's packer for what that does not
     handle (a utility that is not a float, say)."""
     frame = _exchange_frame(tag, u, s, view, clock is not None, 0 if clock is None else clock) if cython.compiled else None  # type: ignore[name-defined]  # gradient.pxd's
     if frame is None:

@@ -41,7 +41,7 @@ class OverlayOptions:
     gradient_announce: bool | None = option(
         None, "stamped gradient: a server whose utility rose (a home user's share fell, or its task became placeable) exchanges at once with every server with users it remembers, rather than at its next rounds",
         kind="bool", none_means="on for dg-tsf; off for dgdrf and pdgdrf, whose recorded runs it would make stale (and with the toolbox gradient, which has no memory to announce to)",
-        thesis="not in the thesis, whose shares only grow (issue 35: the centre's lag when shares fall)",
+        thesis="not in the thesis, whose shares only grow (the centre's lag when shares fall)",
     )
     gradient_old_threshold: int = option(DEFAULT_OLD_THRESHOLD, "toolbox gradient: age (exchanges) at which a node's oldest entry leaves its view", lo=1, thesis="the toolbox's reference configuration")
 

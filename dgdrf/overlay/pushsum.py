@@ -57,7 +57,7 @@ class PushSum(Role):
     The masses (``s``, ``w``) and the counters ``sent_mass``/``received_mass`` are read as
     Python ints. Interpreted they are lists of Python ints. Compiled, a node holds them as
     128-bit C integers (pushsum.pxd) while every one fits, which at 2**-64 units is any
-    value below 2**63 in magnitude: no int object is made or freed a round (issue 34).
+    value below 2**63 in magnitude: no int object is made or freed a round.
     A sum that would pass 128 bits moves that node to Python ints for good, before it
     changes anything, so both builds add the same exact integers."""
 
@@ -79,7 +79,7 @@ class PushSum(Role):
         self.rnd = random.Random(int(self.actor.rng.integers(2**62)))
         self.actor.every(self.period, self.round, first=self.rnd.uniform(0.0, self.period))
 
-    #: shares arrive as frames and are read here, with no message object (issue 34)
+    #: shares arrive as frames and are read here, with no message object
     FRAME_TAGS = (PushSumShare.TAG,)
 
     def _to_big(self) -> None:

@@ -27,7 +27,7 @@ recent they really are, and a memory of recently heard nodes) this view is stale
 churns: entries past ``old_threshold`` leave it, and random sampled nodes take their
 place until better ones are heard of again.
 
-The compiled build keeps the view in arrays, in view order (issue 34): per entry the
+The compiled build keeps the view in arrays, in view order: per entry the
 node's id, its utility as a C double, its birth and its eq. 3.9 tie-break (computed once,
 when the entry comes in); exchange frames are read into arrays of the same kinds and
 written from them, and :meth:`ToolboxGradient._merge_arrays` merges and ranks in C, with

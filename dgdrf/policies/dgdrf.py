@@ -48,7 +48,7 @@ docs/notes/2026-11-24-pdgdrf-gini-neighbours.md; the sweeps of fig. 5.11:
 docs/notes/2026-11-24-pdgdrf-users-fig-5-11.md). That the thesis's results need it is our
 inference, not its text; the default follows the text.
 
-With tasks that end (issue 35), a user's share falls anywhere at any moment, and the
+With tasks that end, a user's share falls anywhere at any moment, and the
 servers that must hear of it (the old centre and its lowest neighbour) hear at their next
 exchanges with its home, while the old centre's validation passes.
 ``--gradient-announce`` (stamped gradient only) makes a server whose utility rose
@@ -171,8 +171,8 @@ class PDGDRF(_GradientPolicy):
 
 
 class DGTSF(DGDRF):
-    """DGDRF with Wang et al.'s task share n_i / (h_i w_i) in place of the dominant share
-    (issue 35): the gradient is ordered by minus the lowest task share among a server's
+    """DGDRF with Wang et al.'s task share n_i / (h_i w_i) in place of the dominant share:
+    the gradient is ordered by minus the lowest task share among a server's
     placeable home users, the centre validated as in 3.3.1, and its lowest user's task
     placed here or by a walk that passes ineligible servers by. h_i comes from the census
     of server capacities (policies/meters.py). It is user-driven, as DGDRF is: judged
@@ -180,7 +180,7 @@ class DGTSF(DGDRF):
     the allocation of centralized ``tsf``'s server offers (ORACLES.md example 6)."""
 
     name = "dg-tsf"
-    description = "dgdrf ranking by task share n_i / (h_i w_i), h_i from a census of server kinds (Wang et al. §V-B; issue 35)"
+    description = "dgdrf ranking by task share n_i / (h_i w_i), h_i from a census of server kinds (Wang et al. §V-B)"
     notion_name = "tsf"
     meter = "tsf"
     room_notices = True
@@ -192,7 +192,7 @@ class PDGTSF(PDGDRF):
     over task shares, the step one task adds being 1 / (h_i w_i)."""
 
     name = "pdg-tsf"
-    description = "pdgdrf ranking by task share n_i / (h_i w_i) (Wang et al. §V-B; issue 35)"
+    description = "pdgdrf ranking by task share n_i / (h_i w_i) (Wang et al. §V-B)"
     notion_name = "tsf"
     meter = "tsf"
     room_notices = True

@@ -1,5 +1,5 @@
 """d-psdsf: PS-DSF decided by the servers themselves, each offering itself to the users it
-knows (issue 35).
+knows.
 
 Centralized PS-DSF (policies/offers.py, Kesidis et al. §4) offers the servers one at a
 time; an offer of server j goes to the waiting user with the lowest K_nj = x_n max_r
@@ -144,7 +144,7 @@ class DPSDSF(DistributedPolicy):
 
     name = "d-psdsf"
     sweep_cost = 20.0
-    description = "each server offers itself to the lowest per-server dominant share among the users it knows by gossip (Kesidis et al. eq. 12; issue 35)"
+    description = "each server offers itself to the lowest per-server dominant share among the users it knows by gossip (Kesidis et al. eq. 12)"
     notion_name = "psdsf"
     offers = True  # judged as an offer of the server the task went to (nodes/collector.py)
     uses_neighbor_count = False  # news goes to random Cyclon peers, whatever P

@@ -36,7 +36,7 @@ class AllocationOptions:
     room_notices: bool | None = option(
         None, "distributed policies with walks: a server a walked task passed for want of room tells the task's home when a task ends there and it fits (no: the home retries a stuck task on its own timer)",
         kind="bool", none_means="on for dg-tsf and pdg-tsf; off for ddrf, dgdrf and pdgdrf, whose recorded runs it would make stale",
-        thesis="not in the thesis, whose tasks never end (issue 35)",
+        thesis="not in the thesis, whose tasks never end",
     )
     share_level: int | None = option(
         None, "drf: the share a user is ranked by is the Lev-th largest of its per-resource shares (Ru et al. alg. 1; 1 is the dominant share)",

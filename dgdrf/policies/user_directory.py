@@ -1,5 +1,5 @@
 """What a d-psdsf server knows of the users that may run on it: a directory of their latest
-reports, spread by rumour-mongering push-pull gossip over the random overlay (issue 35).
+reports, spread by rumour-mongering push-pull gossip over the random overlay.
 
 PS-DSF's score of user n on server j, K_nj = x_n max_r (d_nr / c_jr) / φ_n (Kesidis et al.
 eq. 12), needs only n's demand, weight and running task count x_n, and j's own capacity:

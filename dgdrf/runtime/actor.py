@@ -31,7 +31,7 @@ class Transport(Protocol):
 
 class FrameSink:
     """A transport that also takes frames a role encoded itself, from and to node ids
-    (:mod:`dgdrf.runtime.addresses`): the hot messages' typed path (issue 34). Compiled,
+    (:mod:`dgdrf.runtime.addresses`): the hot messages' typed path. Compiled,
     an actor reaches a FrameSink (the local transport) by a C call. ``src`` is the
     sender's id as the book's own int object (:attr:`Actor.nid`): it travels with the
     frame, so that the receiving role needs no lookup of an address string."""
@@ -105,7 +105,7 @@ class Role:
         the actor keeps in each of its roles (:meth:`Actor.add_role`, ``attach``,
         ``stop``). Compiled roles call it as ``Role.send_frame(self, ...)``, a C call that
         touches the role, not the actor, whose object a role's round or frame does not
-        otherwise need (at 10^4 nodes it is far from the cache: issue 34)."""
+        otherwise need (at 10^4 nodes it is far from the cache)."""
         self._sink.send_frame(self._nid, dst, tag, data)
 
 
@@ -125,7 +125,7 @@ class Periodic(Event):
         self._fn: Callable[..., Any] = fn
         # a bound method (a role's round) is called as its function with its object: the
         # method object, one per timer, is then never touched (at 10^4 nodes it is far
-        # from the cache at every firing; the function is shared by all nodes: issue 34)
+        # from the cache at every firing; the function is shared by all nodes)
         self._args: tuple = ()
         if isinstance(fn, MethodType):
             self._fn, self._args = fn.__func__, (fn.__self__,)

@@ -187,7 +187,7 @@ class NetTransport(FrameSink):
         self._send(src, dst, msg.TAG, msg._encode(msg))
 
     def send_frame(self, src: int, dst: int, tag: int, data: bytes) -> None:
-        """A frame a role encoded itself (issue 34's typed path), from and to node ids."""
+        """A frame a role encoded itself (the typed path), from and to node ids."""
         self._send(BOOK.names[src], BOOK.names[dst], tag, data)
 
     def _send(self, src: str, dst: str, tag: int, data: bytes) -> None:

@@ -162,7 +162,7 @@ class LocalTransport(FrameSink):
         self._nbytes[tag] += len(data)
         # the role that reads the frame, if one does: the actor is then registered (the
         # tables are cleared with it) and is not touched, neither here nor on delivery
-        # (at 10^4 nodes its object is far from the cache: issue 34)
+        # (at 10^4 nodes its object is far from the cache)
         deliver: Event = _FRAME_DELIVERY
         table = self._readers[tag] if 0 <= tag < 128 else None
         to: Any = table[dst] if table is not None and dst < len(table) else None

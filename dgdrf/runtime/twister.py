@@ -1,6 +1,6 @@
 # cython: boundscheck=False, wraparound=False
 """Python's own random-number generator (MT19937, :class:`random.Random`) with its draws a C
-call away for the compiled core (issue 34).
+call away for the compiled core.
 
 Cyclon draws several ``random()`` per message (the partial Fisher-Yates of a shuffle), each
 a Python method call returning a fresh float object; compiled, that was a tenth of a
