@@ -1,4 +1,4 @@
-"""Command line: ``dgdrf run | scenario | overlay | sweep | report | bench``.
+"""Command line: ``dgdrf run | scenario | overlay | sweep | report | schema | bench``.
 
 Every bad input ends in one line ``dgdrf: error: <what is wrong>`` on stderr and exit
 status 2, never a traceback.
@@ -179,6 +179,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("results_dir", type=Path, nargs="+", metavar="RESULTS_DIR", help="directories written by dgdrf sweep (several are merged into one report)")
     rp.add_argument("--out", type=Path, help="where to write report.md and the figures (default: the first RESULTS_DIR)")
 
+    sch = sub.add_parser("schema", help="print the JSON Schema of scenario files or of sweep files (an editor checks and completes them with it)")
+    sch.add_argument("kind", choices=("scenario", "sweep"), metavar="KIND", help="scenario: scenario files (TOML or JSON); sweep: sweep files (TOML)")
+
     bench = sub.add_parser("bench", help="benchmarks")
     bsub = bench.add_subparsers(dest="bench", metavar="BENCH", parser_class=OneLineErrorParser)
     bsub.required = True
@@ -222,6 +225,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_cluster(args)
         if args.command == "report":
             return cmd_report(args)
+        if args.command == "schema":
+            return cmd_schema(args)
         if args.command == "audit":
             return cmd_audit(args)
         if args.command == "oracle":
@@ -689,6 +694,15 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     path = write_report(args.results_dir, args.out)
     print(f"report written to {path}")
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    """``dgdrf schema KIND``: the JSON Schema of KIND's files on stdout (dgdrf/schema.py;
+    the package ships the same as dgdrf/data/KIND.schema.json)."""
+    from dgdrf.schema import render
+
+    sys.stdout.write(render(args.kind))
     return 0
 
 

@@ -6,8 +6,9 @@ options as a frozen dataclass whose fields are made with :func:`option`. From th
 declarations alone come the command-line flags (:func:`add_arguments`), the checks of
 scenario-file settings and sweep parameters (:func:`check`), the validation of a whole
 configuration (:func:`validate`), the words a cluster forwards to its bootstrap
-(:func:`to_words`), the environment variables a container sets (:func:`from_environment`)
-and which options reports name in figure labels (:attr:`Option.label`). Adding an option
+(:func:`to_words`), the environment variables a container sets (:func:`from_environment`),
+the JSON Schema of a setting (:func:`json_schema`, in dgdrf/schema.py's schemas of scenario
+and sweep files) and which options reports name in figure labels (:attr:`Option.label`). Adding an option
 is one field in one file (docs/EXTENDING.md). Built-in groups are composed into
 :class:`dgdrf.config.RunConfig` (which names them with :func:`declare_built_in`); a group
 from outside the package registers itself with :func:`register`, under names no other
@@ -341,6 +342,40 @@ def _argparse_type(o: Option) -> Callable[[str], Any]:
 def given(args: argparse.Namespace, options: Iterable[Declared]) -> dict[str, Any]:
     """The options given as flags (not None) in parsed ``args``."""
     return {d.name: getattr(args, d.name) for d in options if d.option.flag and getattr(args, d.name, None) is not None}
+
+
+def json_schema(d: Declared) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the values :meth:`Option.check` accepts for
+    ``d``: its type, range and choices, its --help line as the description and its
+    default (dgdrf/schema.py: scenario files' run settings, sweep files' parameters). A
+    pair's ``min <= max`` is beyond JSON Schema and said in words only."""
+    o = d.option
+    out: dict[str, Any] = {"description": help_text(d)}
+    bounds: dict[str, Any] = {}
+    if o.lo is not None:
+        bounds["exclusiveMinimum" if o.lo_open else "minimum"] = o.lo
+    if o.hi is not None:
+        bounds["maximum"] = o.hi
+    if o.kind == "int":
+        out.update(type="integer", **bounds)
+    elif o.kind == "float":
+        out.update(type="number", **bounds)
+    elif o.kind == "bool":
+        out["type"] = "boolean"
+    elif o.kind == "pair":
+        out["description"] += f"; [min, max] {o.unit or ''} with min <= max".replace("  ", " ")
+        out.update(type="array", items={"type": "number", **bounds}, minItems=2, maxItems=2)
+    elif o.choices:
+        out.update(type="string", enum=list(o.choices))
+    else:
+        out.update(type="string", minLength=1)
+    if o.nullable:  # a JSON file's null: the default's meaning (none_means)
+        out["type"] = [out["type"], "null"]
+        if "enum" in out:
+            out["enum"] = [*out["enum"], None]
+    if d.default is not None:
+        out["default"] = list(d.default) if isinstance(d.default, tuple) else d.default
+    return out
 
 
 def to_words(values: dict[str, Any], options: Iterable[Declared]) -> list[str]:

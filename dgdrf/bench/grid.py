@@ -12,6 +12,9 @@ A sweep file is TOML with one ``[sweep]`` table::
     data_seed = 2017                                 # generator seed for servers x users
     gradient_period = [0.1, 0.05]                    # any other run parameter, as a list
 
+Besides, a ``$schema`` key at the top names the file's JSON Schema for editors (dgdrf
+schema sweep prints it; dgdrf/bench/sweep_schema.py); it is not read.
+
 Seeds vary the run (latencies, gossip partners, ...); the data set is fixed by the
 scenario file or by (servers, users, data_seed), as the thesis compared policies on
 fixed data sets. Every combination is one run with a key derived from its parameters
@@ -206,9 +209,11 @@ def parse_sweep(data: dict[str, Any], base: Path = Path("."), source: Path | Non
     table = data.get("sweep")
     if not isinstance(table, dict):
         raise ConfigError(f"{where}: needs a [sweep] table")
-    others = [k for k in data if k != "sweep"]
+    others = [k for k in data if k not in ("sweep", "$schema")]
     if others:  # a [params] table, say, would otherwise be ignored and its runs never made
         raise ConfigError(f"{where}: {others[0]}: unknown; a sweep file holds one [sweep] table, its run parameters included")
+    if not isinstance(data.get("$schema", ""), str):  # for editors (dgdrf/schema.py); not read
+        raise ConfigError(f"{where}: $schema: must be the path or URL of the file's JSON Schema, got {data['$schema']!r}"[:200])
 
     def fail(key: str, problem: str) -> ConfigError:
         return ConfigError(f"{where}: sweep.{key}: {problem}")

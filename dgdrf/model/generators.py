@@ -427,13 +427,21 @@ def _draw_requirement(rng: np.random.Generator, model: ConstraintModel, attrs: l
 
 GENERATORS = ("google-2011", "google-2011-jobs", "google-trace")
 #: the keys of each generator's table besides kind, servers, users and seed
-_KEYS = {
+GENERATOR_KEYS = {
     "google-2011": (),
     "google-2011-jobs": ("horizon", "load", "constrained", "max_tasks", "user_skew"),
     "google-trace": ("machine_events", "task_events", "jobs", "task_constraints", "machine_attributes", "window", "comparisons"),
 }
 #: the google-trace keys that only a trace of jobs (``jobs = true``) reads
-_TRACE_JOB_KEYS = ("task_constraints", "machine_attributes", "window", "comparisons")
+TRACE_JOB_KEYS = ("task_constraints", "machine_attributes", "window", "comparisons")
+#: the optional numbers of a google-2011-jobs table: key -> (default, lo, lo excluded, hi,
+#: what a valid value is); ``max_tasks`` besides, an integer (default 10 x servers)
+JOBS_NUMBERS: dict[str, tuple[float, float, bool, float, str]] = {
+    "horizon": (DEFAULT_HORIZON, 0.0, True, MAX_SECONDS, "positive seconds"),
+    "load": (DEFAULT_LOAD, 0.0, True, 1e3, "a positive number (the offered load; 1 = the cluster's dominant resource busy for the horizon)"),
+    "constrained": (DEFAULT_CONSTRAINED, 0.0, False, 1.0, "a fraction of jobs in [0, 1]"),
+    "user_skew": (0.0, 0.0, False, 100.0, "a number >= 0 (0: jobs spread uniformly over users)"),
+}
 
 
 def generate_from_spec(spec: Any, source: str = "<scenario>", base_dir: Path | None = None) -> Scenario:
@@ -461,7 +469,7 @@ def generate_from_spec(spec: Any, source: str = "<scenario>", base_dir: Path | N
     kind = spec.get("kind")
     if kind not in GENERATORS:
         raise fail("kind", f"unknown generator {kind!r}; known: {', '.join(GENERATORS)}")
-    allowed = {"kind", "servers", "users", "seed", *_KEYS[kind]}
+    allowed = {"kind", "servers", "users", "seed", *GENERATOR_KEYS[kind]}
     for k in spec:
         if k not in allowed:
             raise fail(k, f"unknown field for generator {kind!r} (allowed: {', '.join(sorted(allowed))})")
@@ -480,16 +488,16 @@ def generate_from_spec(spec: Any, source: str = "<scenario>", base_dir: Path | N
             values["servers"],
             values["users"],
             values["seed"],
-            horizon=_number(spec, "horizon", DEFAULT_HORIZON, fail, lo=0.0, lo_open=True, hi=MAX_SECONDS, what="positive seconds"),
-            load=_number(spec, "load", DEFAULT_LOAD, fail, lo=0.0, lo_open=True, hi=1e3, what="a positive number (the offered load; 1 = the cluster's dominant resource busy for the horizon)"),
-            constrained=_number(spec, "constrained", DEFAULT_CONSTRAINED, fail, lo=0.0, hi=1.0, what="a fraction of jobs in [0, 1]"),
+            horizon=_number(spec, "horizon", fail),
+            load=_number(spec, "load", fail),
+            constrained=_number(spec, "constrained", fail),
             max_tasks=_integer(spec, "max_tasks", fail),
-            user_skew=_number(spec, "user_skew", 0.0, fail, lo=0.0, hi=100.0, what="a number >= 0 (0: jobs spread uniformly over users)"),
+            user_skew=_number(spec, "user_skew", fail),
         )
     paths: dict[str, Path] = {}
     for k in ("machine_events", "task_events", "task_constraints", "machine_attributes"):
         v = spec.get(k)
-        if v is None and k in _TRACE_JOB_KEYS:
+        if v is None and k in TRACE_JOB_KEYS:
             continue
         if not isinstance(v, str) or not v:
             raise fail(k, f"must be a path to a Google 2011 CSV file, got {v!r}")
@@ -499,7 +507,7 @@ def generate_from_spec(spec: Any, source: str = "<scenario>", base_dir: Path | N
     if not isinstance(jobs, bool):
         raise fail("jobs", f"must be true (the trace's finite jobs) or false (one endless task per user, the thesis's), got {jobs!r}")
     if not jobs:
-        for k in _TRACE_JOB_KEYS:
+        for k in TRACE_JOB_KEYS:
             if k in spec:
                 raise fail(k, "only read with jobs = true (a trace of finite jobs)")
         return read_google_trace(paths["machine_events"], paths["task_events"], servers=values["servers"], users=values["users"], seed=values["seed"])
@@ -528,8 +536,9 @@ def generate_from_spec(spec: Any, source: str = "<scenario>", base_dir: Path | N
     )
 
 
-def _number(spec: Mapping[str, Any], key: str, default: float, fail: Any, lo: float, hi: float, what: str, lo_open: bool = False) -> float:
-    """An optional number of a [generate] table within [lo, hi] (or (lo, hi])."""
+def _number(spec: Mapping[str, Any], key: str, fail: Any) -> float:
+    """An optional number of a [generate] table within its :data:`JOBS_NUMBERS` range."""
+    default, lo, lo_open, hi, what = JOBS_NUMBERS[key]
     v = spec.get(key, default)
     ok = not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) and (v > lo if lo_open else v >= lo) and v <= hi
     if not ok:

@@ -49,8 +49,10 @@ from dgdrf.model.workload import MAIN_JOB, JobSpec, job_order
 MAX_SECONDS = 1e9
 MAX_LATENCY_MS = 3.6e6
 #: The keys of the scenario itself; every other top-level key is a run setting, checked
-#: against the declared options where a run is composed (dgdrf/config.py).
-SCENARIO_KEYS = ("resources", "servers", "users", "generate", "name", "description")
+#: against the declared options where a run is composed (dgdrf/config.py). ``$schema``
+#: names the JSON Schema an editor checks the file against (dgdrf/schema.py); a run
+#: ignores it.
+SCENARIO_KEYS = ("resources", "servers", "users", "generate", "name", "description", "$schema")
 #: most tasks one job may have, and most eligible servers one constraint may list (a
 #: message's list bound in network mode)
 MAX_TASKS = 10**9

@@ -4,8 +4,10 @@ A file either lists resources, servers and users (validated by
 :func:`dgdrf.model.scenario.parse_scenario`) or names a generator in a ``[generate]``
 table (:func:`dgdrf.model.generators.generate_from_spec`); its other top-level keys are
 run settings, kept as found here and checked against the declared options by
-:func:`dgdrf.config.load_scenario`. This module sits above both the scenario's data and
-the generators, so neither imports the other's reader (no import circle).
+:func:`dgdrf.config.load_scenario`, but for ``$schema``: the path or URL of the file's
+JSON Schema (dgdrf/schema.py), for editors, not read. This module sits above both the
+scenario's data and the generators, so neither imports the other's reader (no import
+circle).
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ def parse_document(data: Any, source: str = "<scenario>", base_dir: Path | None 
     name = data.get("name", default_name(source))
     if not isinstance(name, str):
         raise ScenarioError(f"{source}: name: must be a string, got {name!r}")
+    if not isinstance(data.get("$schema", ""), str):  # for editors (dgdrf/schema.py); not read
+        raise ScenarioError(f"{source}: $schema: must be the path or URL of the file's JSON Schema, got {data['$schema']!r}"[:200])
     if "generate" in data:
         if "servers" in data or "users" in data or "resources" in data:
             raise ScenarioError(f"{source}: generate: give either a [generate] table or explicit resources/servers/users, not both")
