@@ -4,22 +4,23 @@ it: wall time per simulated hour and peak memory.
 
     python bench/finite_summary.py bench/results/google-finite-100x20 > bench/results/google-finite-100x20.txt
 
-Reads the sweep's results.jsonl (dgdrf sweep). Per run: the simulated time is the run's
-virtual time at its end (warm-up and run-time); wall time is the emulation's own
-(``result.wall_s``); peak memory is the worker process's peak resident set, as the sweep
-records it. Fairness is Jain's index over each user's (weighted) share averaged over the
-time it competed (``jain_time_avg``). Ratios are to drf's run of the same seed.
+Reads the sweep's records (results.jsonl.gz, or an older sweep's results.jsonl: dgdrf
+sweep). Per run: the simulated time is the run's virtual time at its end (warm-up and
+run-time); wall time is the emulation's own (``result.wall_s``); peak memory is the
+worker process's peak resident set, as the sweep records it. Fairness is Jain's index
+over each user's (weighted) share averaged over the time it competed
+(``jain_time_avg``). Ratios are to drf's run of the same seed.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from dgdrf.bench.report import POLICY_ORDER
 from dgdrf.bench.staleness import is_stale
+from dgdrf.bench.store import iter_records
 
 ORDER = POLICY_ORDER
 
@@ -29,7 +30,7 @@ def _ratio(x: float | None, base: float | None) -> str:
 
 
 def summarise(directory: Path) -> list[str]:
-    records = [json.loads(line) for line in (directory / "results.jsonl").read_text().splitlines() if line.strip()]
+    records = list(iter_records(directory))
     runs = [r for r in records if r.get("status") == "ok" and not is_stale(r)]
     if not runs:
         return [f"{directory}: no current records"]
@@ -72,7 +73,7 @@ def _dataset(runs: list[dict]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="finite_summary.py", description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("directory", type=Path, help="a sweep's results directory (results.jsonl)")
+    ap.add_argument("directory", type=Path, help="a sweep's results directory (results.jsonl.gz)")
     args = ap.parse_args(argv)
     print("\n".join(summarise(args.directory)))
     return 0

@@ -18,6 +18,7 @@ import statistics
 from pathlib import Path
 
 from dgdrf.bench.staleness import is_stale
+from dgdrf.bench.store import iter_records
 
 RESULTS = Path(__file__).parent / "results"
 GRADIENT = ("dgdrf", "pdgdrf")
@@ -29,8 +30,7 @@ def load(name: str) -> list[dict]:
     session that did not share cores, before a current record without cpu_s whose
     session did (its wall time stretched; which records, and why the earlier code's cost
     stands for the run: docs/notes/2026-11-24-grid-time.md), else whatever there is."""
-    with (RESULTS / name / "results.jsonl").open() as f:
-        ok = [r for r in map(json.loads, f) if r.get("status") == "ok"]
+    ok = [r for r in iter_records(RESULTS / name) if r.get("status") == "ok"]  # a key's every record: the rank picks
     rank = lambda r: (r.get("cpu_s") is not None, is_stale(r))  # noqa: E731 - best last: it wins
     by_id = {run_id(r): r for r in sorted(ok, key=rank)}
     return list(by_id.values())

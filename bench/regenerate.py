@@ -11,7 +11,7 @@ what that costs (issue 18 item 4: one command regenerates every committed artefa
 Kinds:
 
 - ``report``: re-derived from committed records (``dgdrf report DIR`` -> report.md and
-  its figures, scripts that read results.jsonl); seconds. The default.
+  its figures, scripts that read results.jsonl.gz); seconds. The default.
 - ``run``: re-runs emulations; minutes to hours (the table gives a rough cost from the
   recorded wall times). ``dgdrf sweep`` resumes: in place it runs only what its
   directory lacks, which for a complete sweep is nothing but rewriting results.csv and
@@ -109,7 +109,7 @@ def _all_files(root: Path) -> list[str]:
 
 # -- the table -------------------------------------------------------------------------------
 R = RESULTS
-SWEEP_RECORDS = ("results.jsonl", "results.csv", "sweep.json")  # what `dgdrf sweep` writes
+SWEEP_RECORDS = ("results.jsonl.gz", "results.csv", "sweep.json")  # what `dgdrf sweep` writes (dgdrf/bench/store.py)
 FROZEN_STALE = "records of code that has changed since, moved aside by `dgdrf sweep FILE --out DIR --prune-stale` (bench/README.md); read by bench/rerun_compare.py"
 
 
@@ -119,13 +119,13 @@ def _sweep(directory: str, commands: tuple[str, ...], cost: str, inputs: tuple[s
 
 def _report(directory: str, command: str, sources: tuple[str, ...], note: str = "") -> Artefact:
     """report.md and the figures of ``dgdrf report`` in ``directory``, drawn from the
-    records (results.jsonl, sweep.json) of the sweep directories ``sources``."""
-    inputs = tuple(f"{R}/{s}/{f}" for s in sources for f in ("results.jsonl", "sweep.json"))
+    records (results.jsonl.gz, sweep.json) of the sweep directories ``sources``."""
+    inputs = tuple(f"{R}/{s}/{f}" for s in sources for f in ("results.jsonl.gz", "sweep.json"))
     return Artefact((f"{R}/{directory}/report.md", f"{R}/{directory}/*.png"), "report", (command,), "seconds", inputs, note, owned=(f"{R}/{directory}/*.png",))
 
 
 def _stale(directory: str) -> Artefact:
-    return Artefact((f"{R}/{directory}/stale.jsonl",), "frozen", (), "", (), FROZEN_STALE)
+    return Artefact((f"{R}/{directory}/stale.jsonl.gz",), "frozen", (), "", (), FROZEN_STALE)
 
 
 def _policy_run(name: str, flags: str, wall: str) -> Artefact:
@@ -178,16 +178,16 @@ TABLE: tuple[Artefact, ...] = (
     _report("google-finite-100x20", "dgdrf report bench/results/google-finite-100x20", ("google-finite-100x20",)),
     # ---- scripts that read committed records ---------------------------------------------
     Artefact((f"{R}/google-finite-100x20.txt",), "report", ("python bench/finite_summary.py bench/results/google-finite-100x20 > bench/results/google-finite-100x20.txt",), "seconds",
-             (f"{R}/google-finite-100x20/results.jsonl",)),
+             (f"{R}/google-finite-100x20/results.jsonl.gz",)),
     Artefact((f"{R}/google-finite-100x20-placements.txt",), "run",
              ("python bench/placements_per_tick.py configs/google-finite-100x20-load3.toml 1500 drf fifo dgdrf pdgdrf ddrf-random ddrf-gradient probes > bench/results/google-finite-100x20-placements.txt",),
              "~6 min (7 runs of 1,500 simulated seconds)", note="virtual time, fixed seed: byte-identical when the code's behaviour is unchanged"),
     Artefact((f"{R}/grid-time.txt",), "report", ("python bench/grid_time.py > bench/results/grid-time.txt",), "seconds",
-             ("bench/results/thesis-grid-100x20/results.jsonl", "bench/results/thesis-grid-200x40/results.jsonl", "bench/results/runtime.json")),
+             ("bench/results/thesis-grid-100x20/results.jsonl.gz", "bench/results/thesis-grid-200x40/results.jsonl.gz", "bench/results/runtime.json")),
     Artefact((f"{R}/rerun-compare.txt",), "report",
              ("python bench/rerun_compare.py bench/results/thesis-grid-100x20 --before gradient-preference > bench/results/rerun-compare.txt",
               "python bench/rerun_compare.py bench/results/thesis-grid-200x40 --before protocol >> bench/results/rerun-compare.txt"), "seconds",
-             tuple(f"{R}/{d}/{f}" for d in ("thesis-grid-100x20", "thesis-grid-200x40") for f in ("results.jsonl", "stale.jsonl"))),
+             tuple(f"{R}/{d}/{f}" for d in ("thesis-grid-100x20", "thesis-grid-200x40") for f in ("results.jsonl.gz", "stale.jsonl.gz"))),
     # ---- single runs ------------------------------------------------------------------------
     Artefact((f"{R}/allocation-gaps-100x20.txt",), "run", ("python bench/allocation_gaps.py --policy dgdrf --neighbors 10 --seeds 1 2 3 > bench/results/allocation-gaps-100x20.txt",),
              "~6 min (3 dgdrf runs on thesis-100x20: 165, 115, 83 s in the grid's records)", ("configs/thesis-100x20.toml",)),
@@ -282,7 +282,7 @@ TABLE: tuple[Artefact, ...] = (
     Artefact((f"{R}/envy-over-time-40x8.txt",), "run", ("python bench/envy_over_time.py > bench/results/envy-over-time-40x8.txt",), "~6 min on two cores (11 quarter-hour runs)"),
     Artefact((f"{R}/sharing-below-40x8.txt",), "run", ("python bench/sharing_below.py > bench/results/sharing-below-40x8.txt",), "~1.5 min on one core (2 runs of dg-tsf)"),
     Artefact((f"{R}/overlay-fairness-40x8.txt",), "report", ("python bench/overlay_fairness.py bench/results/overlay-fairness-40x8 > bench/results/overlay-fairness-40x8.txt",),
-             "seconds", tuple(f"{R}/overlay-fairness-40x8/{f}" for f in ("results.jsonl", "sweep.json"))),
+             "seconds", (*(f"{R}/overlay-fairness-40x8/{f}" for f in ("results.jsonl.gz", "sweep.json")), "bench/overlay-fairness-40x8.toml", "configs/google-finite-40x8.toml")),
     Artefact((f"{R}/google-finite-100x20-room-notices.txt",), "run",
              ("dgdrf run --scenario configs/google-finite-100x20.toml --policy dgdrf,pdgdrf,ddrf-random --room-notices > bench/results/google-finite-100x20-room-notices.txt",),
              "~5 min on one core (3 runs of an hour of Google-like jobs)", note="the run table; its wall-time row varies with the machine's load"),

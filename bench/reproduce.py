@@ -8,7 +8,7 @@ differs, naming the keys that do.
     python bench/reproduce.py bench/results/thesis-grid-100x20 --policy dgdrf,pdgdrf --seed 1 --workers 2
     python bench/reproduce.py bench/results/thesis-grid-100x20 --sample 20 --json bench/results/reproduce-100x20.json
 
-Runs are picked from ``DIR/results.jsonl`` (records of the current code revisions only,
+Runs are picked from ``DIR/results.jsonl.gz`` (records of the current code revisions only,
 as the report takes them); ``--sample N`` takes N of them spread evenly over the
 records sorted by recorded wall time (short and long runs alike). A run's data set is
 rebuilt from its parameters: a generated Google-2011-like cluster, or the scenario file
@@ -83,7 +83,7 @@ def _differences(recorded: dict[str, Any], now: dict[str, Any]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("dir", type=Path, help="a sweep's output directory (results.jsonl, sweep.json)")
+    ap.add_argument("dir", type=Path, help="a sweep's output directory (results.jsonl.gz, sweep.json)")
     ap.add_argument("--policy", help="only these policies (comma-separated)")
     ap.add_argument("--neighbors", help="only these neighbour counts (comma-separated)")
     ap.add_argument("--seed", help="only these run seeds (comma-separated)")

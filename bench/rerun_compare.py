@@ -1,8 +1,9 @@
 """What a rerun changed: DGDRF's and PDGDRF's figures per neighbour count P with the current
-code against the records it superseded (``stale.jsonl``, moved aside by ``dgdrf sweep
---prune-stale``), on the same seeds. The source of the before/after tables in
-docs/notes/2026-11-25-thesis-100x20-rerun.md ("What the gradient fix changed here") and
-docs/notes/2026-11-25-thesis-200x40-rerun.md; output recorded in results/rerun-compare.txt:
+code against the records it superseded (``stale.jsonl.gz``, or an older sweep's
+``stale.jsonl``, moved aside by ``dgdrf sweep --prune-stale``), on the same seeds. The
+source of the before/after tables in docs/notes/2026-11-25-thesis-100x20-rerun.md ("What
+the gradient fix changed here") and docs/notes/2026-11-25-thesis-200x40-rerun.md; output
+recorded in results/rerun-compare.txt:
 
     python bench/rerun_compare.py bench/results/thesis-grid-100x20 --before gradient-preference > bench/results/rerun-compare.txt
     python bench/rerun_compare.py bench/results/thesis-grid-200x40 --before protocol >> bench/results/rerun-compare.txt
@@ -16,13 +17,12 @@ stamped-gradient revisions), the newest is taken. Medians over the seeds both ha
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 from collections import defaultdict
 from pathlib import Path
 
 from dgdrf.bench.staleness import is_stale
-from dgdrf.bench.store import STALE_JSONL, read_records
+from dgdrf.bench.store import STALE_JSONL, iter_records, read_records
 
 POLICIES = ("dgdrf", "pdgdrf")
 GENERATIONS = {
@@ -52,8 +52,7 @@ def main() -> None:
 
     current = [r for r in read_records(args.results)[0] if not is_stale(r)]
     older = GENERATIONS[args.before]
-    with (args.results / STALE_JSONL).open(encoding="utf-8") as fh:
-        stale = [r for r in map(json.loads, fh) if older(r["params"])]
+    stale = [r for r in iter_records(args.results, STALE_JSONL) if older(r["params"])]
     drf = statistics.median(r["result"]["runtime_s"] for r in current if r["params"]["policy"] == "drf")
     now, then = _by_run(current), _by_run(stale)
     ps = sorted({p for _, p in now})

@@ -172,7 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--retry-failed", action="store_true", help="run again the runs recorded as failed (default: only the unfinished)")
     sw.add_argument("--limit", type=_positive_int, help="start at most this many runs now (the rest on a later resume)")
     sw.add_argument("--dry-run", action="store_true", help="list the runs and what is already done, run nothing")
-    sw.add_argument("--prune-stale", action="store_true", help="move the records made by code that has changed since (reports leave them out) to OUT/stale.jsonl, run nothing")
+    sw.add_argument("--prune-stale", action="store_true", help="move the records made by code that has changed since (reports leave them out) to OUT/stale.jsonl.gz, run nothing")
     sw.add_argument("--quiet", action="store_true", help="no progress bar")
 
     rp = sub.add_parser("report", help="figures (PNG) and a markdown summary of a sweep's results")

@@ -225,8 +225,10 @@ def test_frames_of_runs_without_jobs_and_of_no_runs(swept, tmp_path):
     _, out, _, _ = swept
     endless = tmp_path / "endless"
     endless.mkdir()
-    lines = [line for line in (out / "results.jsonl").read_text().splitlines() if json.loads(line)["params"]["dataset"] != "finite"]
-    (endless / "results.jsonl").write_text("\n".join(lines) + "\n")
+    from dgdrf.bench.store import RESULTS_JSONL, gzip_member, iter_records
+
+    lines = [json.dumps(r) for r in iter_records(out) if r["params"]["dataset"] != "finite"]
+    (endless / RESULTS_JSONL).write_bytes(b"".join(gzip_member(line) for line in lines))
     assert len(dgdrf.results(endless)) == 4 and "makespan" not in dgdrf.results(endless).columns
     none = dgdrf.jobs(endless)
     assert none.empty and list(none.columns) == list(dgdrf.jobs(out).columns)
@@ -235,6 +237,25 @@ def test_frames_of_runs_without_jobs_and_of_no_runs(swept, tmp_path):
     assert dgdrf.results(empty).empty and list(dgdrf.jobs(empty).columns) == ["key", "user", "job", "arrival", "first_start", "finish", "tasks", "jct"]
     with pytest.raises(ConfigError, match="no such directory"):
         dgdrf.results(tmp_path / "missing")
+
+
+def test_frames_of_a_directory_of_plain_records_are_the_same(swept, tmp_path):
+    """A sweep directory written before records were gzip'd (plain results.jsonl) gives the
+    same frames; so does one converted from it (python -m dgdrf.bench.store)."""
+    import gzip
+    import shutil
+
+    from dgdrf.bench.store import RESULTS_JSONL, compress
+
+    _, out, _, _ = swept
+    old = tmp_path / "old"
+    shutil.copytree(out, old)
+    (old / "results.jsonl").write_bytes(gzip.decompress((old / RESULTS_JSONL).read_bytes()))
+    (old / RESULTS_JSONL).unlink()
+    for _ in range(2):
+        assert dgdrf.results(old).equals(dgdrf.results(out)) and dgdrf.jobs(old).equals(dgdrf.jobs(out))
+        compress(old)
+    assert not (old / "results.jsonl").exists()
 
 
 def test_sweep_refuses_bad_arguments(tmp_path):

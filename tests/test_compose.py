@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from dgdrf.bench.store import iter_records
+
 pytestmark = pytest.mark.compose
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -121,7 +123,7 @@ def test_compose_sweep_profile_is_a_dask_cluster_for_dgdrf_sweep(image, tmp_path
     assert local.returncode == 0, local.stderr[-2000:]
 
     def records(out: Path) -> dict[str, dict]:
-        lines = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+        lines = list(iter_records(out))  # every record written: a run written twice shows
         assert len({r["key"] for r in lines}) == len(lines) == 4
         keep = {}
         for r in lines:
@@ -133,6 +135,6 @@ def test_compose_sweep_profile_is_a_dask_cluster_for_dgdrf_sweep(image, tmp_path
     remote = records(tmp_path / "dask")
     assert remote == records(tmp_path / "local")
     assert all(r["status"] == "ok" for r in remote.values())
-    hosts = {json.loads(x)["host"] for x in (tmp_path / "dask" / "results.jsonl").read_text().splitlines()}
+    hosts = {r["host"] for r in iter_records(tmp_path / "dask")}
     assert hosts and hosts.isdisjoint({os.uname().nodename})  # ran in the containers
 

@@ -175,7 +175,7 @@ def test_a_sweep_runs_again_a_record_of_code_that_behaved_otherwise(tmp_path, ca
 
     from dgdrf.bench.grid import load_sweep
 
-    from dgdrf.bench.store import RESULTS_JSONL, read_records
+    from dgdrf.bench.store import RESULTS_JSONL, gzip_member, read_records
 
     from dgdrf.bench.sweep import run_sweep
     from dgdrf.cli import main
@@ -186,7 +186,7 @@ def test_a_sweep_runs_again_a_record_of_code_that_behaved_otherwise(tmp_path, ca
     assert run_sweep(load_sweep(f), out, workers=1, progress=False).done == 1
     (rec,), _ = read_records(out)
     rec["provenance"]["behaviour"] = "0000000000000000"  # as if made by code that behaved otherwise
-    (out / RESULTS_JSONL).write_text(json.dumps(rec) + "\n")
+    (out / RESULTS_JSONL).write_bytes(gzip_member(json.dumps(rec)))
     assert main(["sweep", str(f), "--out", str(out), "--dry-run"]) == 0
     assert "stale" in capsys.readouterr().out
     outcome = run_sweep(load_sweep(f), out, workers=1, progress=False)

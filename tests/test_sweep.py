@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import json
 import os
 import signal
@@ -16,11 +17,30 @@ import pytest
 from dgdrf.bench.report import write_report
 from dgdrf.bench.fingerprint import committed_behaviour
 from dgdrf.bench.grid import load_sweep, parse_sweep
-from dgdrf.bench.store import RESULT_COLUMNS, read_records
+from dgdrf.bench.store import RESULT_COLUMNS, RESULTS_JSONL, STALE_JSONL, gzip_member, iter_records, read_records
 from dgdrf.bench.sweep import run_sweep
 from dgdrf.emulation import RunConfig, run_emulation
 from dgdrf.errors import ConfigError
 from dgdrf.model.generators import google_2011_scenario
+
+
+def record_lines(out: Path, name: str = RESULTS_JSONL) -> list[str]:
+    """The lines of ``out``/``name`` (gzip'd: its members concatenated are one stream)."""
+    return gzip.decompress((out / name).read_bytes()).decode().splitlines()
+
+
+def write_records(out: Path, lines: list[str], name: str = RESULTS_JSONL) -> None:
+    """``lines`` as ``out``/``name``, a gzip member each, as a sweep writes them."""
+    (out / name).write_bytes(b"".join(gzip_member(x) for x in lines))
+
+
+def to_plain_form(out: Path) -> None:
+    """Make ``out`` a directory as written before records were gzip'd: results.jsonl (and
+    stale.jsonl) plain."""
+    for name in (RESULTS_JSONL, STALE_JSONL):
+        if (out / name).exists():
+            (out / name.removesuffix(".gz")).write_text("".join(x + "\n" for x in record_lines(out, name)))
+            (out / name).unlink()
 
 
 def sweep_file(tmp_path: Path, body: str, name: str = "t") -> Path:
@@ -125,11 +145,11 @@ def test_reproduce_finds_recorded_runs_identical_and_names_what_differs(tiny, tm
     assert len(doc["runs"]) == 12 and all(r["identical"] for r in doc["runs"])
     tampered = tmp_path / "tampered"
     shutil.copytree(out, tampered)
-    lines = (tampered / "results.jsonl").read_text().splitlines()
+    lines = record_lines(tampered)
     rec = json.loads(lines[0])
     rec["result"]["min_share"] += 1e-12
     lines[0] = json.dumps(rec)
-    (tampered / "results.jsonl").write_text("\n".join(lines) + "\n")
+    write_records(tampered, lines)
     sample = subprocess.run([sys.executable, str(script), str(tampered), "--policy", rec["params"]["policy"], "--seed", str(rec["params"]["seed"])], capture_output=True, text=True, timeout=600)
     assert sample.returncode == 1 and "DIFFERS in min_share" in sample.stdout
 
@@ -140,19 +160,42 @@ def test_rerunning_a_finished_sweep_does_nothing(tiny):
     assert (again.done, again.skipped) == (0, 16)
 
 
-def test_resume_after_a_partial_sweep_and_a_line_cut_mid_write(tmp_path):
+def test_resume_after_a_partial_sweep_and_a_record_cut_mid_write(tmp_path):
     spec = load_sweep(sweep_file(tmp_path, 'policies = ["drf", "fifo"]\nneighbors = [2]\nseeds = [1, 2, 3]\nservers = [5]\nusers = [3]\n'))
     out = tmp_path / "out"
     first = run_sweep(spec, out, workers=1, progress=False, limit=4)
     assert first.done == 4
-    with (out / "results.jsonl").open("a") as fh:
-        fh.write('{"key": "cut mid-wri')  # what an interruption during a write leaves
+    with (out / RESULTS_JSONL).open("ab") as fh:
+        fh.write(gzip_member(record_lines(out)[0])[:-20])  # what an interruption during a write leaves
     records, bad = read_records(out)
     assert (len(records), bad) == (4, 1)
+    rest = run_sweep(spec, out, workers=2, progress=False)  # appends after the cut member
+    assert (rest.done, rest.skipped) == (2, 4)
+    records, bad = read_records(out)
+    assert bad == 1 and sorted(r["key"] for r in records) == sorted(r.key for r in spec.runs())
+
+
+def test_a_sweep_resumed_on_a_directory_of_plain_records_keeps_every_record(tmp_path):
+    """A directory written before records were gzip'd (results.jsonl, a torn line at its end):
+    a sweep resumes from its records, appends the new ones to results.jsonl.gz and leaves
+    the plain file as it was; reports and frames see every run once."""
+    spec = load_sweep(sweep_file(tmp_path, 'policies = ["drf", "fifo"]\nneighbors = [2]\nseeds = [1, 2, 3]\nservers = [5]\nusers = [3]\n'))
+    out = tmp_path / "out"
+    assert run_sweep(spec, out, workers=1, progress=False, limit=4).done == 4
+    to_plain_form(out)
+    with (out / "results.jsonl").open("a") as fh:
+        fh.write('{"key": "cut mid-wri')
+    old = (out / "results.jsonl").read_text()
+    before, bad = read_records(out)
+    assert (len(before), bad) == (4, 1)
     rest = run_sweep(spec, out, workers=2, progress=False)
     assert (rest.done, rest.skipped) == (2, 4)
-    records, _ = read_records(out)
-    assert sorted(r["key"] for r in records) == sorted(r.key for r in spec.runs())
+    assert (out / "results.jsonl").read_text() == old and len(record_lines(out)) == 2
+    records, bad = read_records(out)
+    assert bad == 1 and sorted(r["key"] for r in records) == sorted(r.key for r in spec.runs())
+    assert all(r in records for r in before)
+    md = write_report(out, tmp_path / "report").read_text()
+    assert "- runs: 6 succeeded" in md
 
 
 def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
@@ -197,7 +240,7 @@ def test_ctrl_c_stops_the_workers_and_a_rerun_resumes(tmp_path, sig):
     cmd = [sys.executable, "-m", "dgdrf", "sweep", str(f), "--out", str(out), "--workers", "1", "--quiet"]
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not ((out / "results.jsonl").exists() and (out / "results.jsonl").read_text().count("\n") >= 1):
+    while time.monotonic() < deadline and not read_records(out)[0]:
         time.sleep(0.1)
     descendants = _children(proc.pid)
     proc.send_signal(sig)
@@ -333,7 +376,8 @@ def test_report_percentages_keep_a_small_non_zero_ratio_visible():
 def _write_aged_copy(out: Path, dest: Path, age) -> int:
     """Copy the records of ``out`` to ``dest``/results.jsonl, with ``age(params)`` (which
     edits them in place, True when it did) making chosen records look made by older code
-    under another key; returns how many it aged."""
+    under another key; returns how many it aged. Plain, as records were before they were
+    gzip'd: old records are in that form (reports and sweeps read it)."""
     from dgdrf.bench.staleness import is_stale
 
     dest.mkdir()
@@ -437,37 +481,70 @@ def test_report_of_a_loss_sweep_shows_what_loss_costs(tmp_path):
     assert "in 1 runs" in ok
 
 
-def test_prune_stale_moves_old_records_beside_the_results(tiny, tmp_path):
-    """Once rerun, records of changed code leave results.jsonl for stale.jsonl: reports
-    and sweeps read only what the current code made, the old records are kept."""
-    from dgdrf.bench.staleness import is_stale
-    from dgdrf.bench.store import STALE_JSONL, prune_stale
+@pytest.mark.parametrize("form", ["gzip", "plain"])
+def test_prune_stale_moves_old_records_beside_the_results(tiny, tmp_path, form):
+    """Once rerun, records of changed code leave the results for stale.jsonl.gz: reports
+    and sweeps read only what the current code made, the old records are kept. A
+    directory of plain records (before they were gzip'd) is rewritten gzip'd; its old
+    stale.jsonl stays, read before the new records set aside."""
+    import shutil
 
-    _, out, _ = tiny
+    from dgdrf.bench.staleness import is_stale
+    from dgdrf.bench.store import prune_stale
+
+    _, tiny_out, _ = tiny
+    out = tmp_path / "out"
+    shutil.copytree(tiny_out, out)
     records, _ = read_records(out)
-    lines = (out / "results.jsonl").read_text().splitlines()
-    old = json.loads(lines[0])
-    old["params"]["protocol_revision"] = -1
-    old["key"] = "old-" + old["key"]
-    (out / "results.jsonl").write_text("\n".join([json.dumps(old), *lines, '{"torn'] ) + "\n")
+    lines = record_lines(out)
+    old, older = json.loads(lines[0]), json.loads(lines[1])
+    old["params"]["protocol_revision"] = older["params"]["protocol_revision"] = -1
+    old["key"], older["key"] = "old-" + old["key"], "older-" + older["key"]
+    write_records(out, [json.dumps(old), *lines])
+    write_records(out, [json.dumps(older)], STALE_JSONL)  # moved aside before
+    if form == "plain":
+        to_plain_form(out)
+        with (out / "results.jsonl").open("a") as fh:
+            fh.write('{"torn\n')
+    else:
+        with (out / RESULTS_JSONL).open("ab") as fh:
+            fh.write(gzip_member('{"key": "torn"}')[:-10])
+    assert read_records(out)[1] == 1
     assert prune_stale(out) == 1
+    assert not (out / "results.jsonl").exists() and (out / RESULTS_JSONL).exists()
     kept, bad = read_records(out)
     assert bad == 0 and sorted(r["key"] for r in kept) == sorted(r["key"] for r in records)
-    moved = [json.loads(x) for x in (out / STALE_JSONL).read_text().splitlines()]
-    assert [r["key"] for r in moved] == [old["key"]] and all(is_stale(r) for r in moved)
+    moved = list(iter_records(out, STALE_JSONL))
+    assert [r["key"] for r in moved] == [older["key"], old["key"]] and all(is_stale(r) for r in moved)
+    assert (out / "stale.jsonl").exists() == (form == "plain")
     assert prune_stale(out) == 0  # nothing left to move
 
 
-def test_a_torn_line_is_warned_about_once_and_moved_aside(tmp_path):
+@pytest.mark.parametrize("form", ["gzip", "plain"])
+def test_a_torn_line_is_warned_about_once_and_moved_aside(tmp_path, form):
+    """A record cut by an interruption (the end of a gzip member, or of an old
+    directory's plain line) is warned about once, its text so far kept in
+    torn-lines.txt, its run redone; the records before it stay."""
     f = sweep_file(tmp_path, 'policies = ["drf"]\nneighbors = [2]\nseeds = [1, 2]\nservers = [5]\nusers = [3]\n')
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "dgdrf", "sweep", str(f), "--out", str(out), "--workers", "1", "--quiet"]
     assert subprocess.run(cmd, capture_output=True, text=True, timeout=300).returncode == 0
-    with (out / "results.jsonl").open("a") as fh:
-        fh.write('{"key": "cut mid-wri')
+    first_line = record_lines(out)[0]
+    if form == "plain":
+        to_plain_form(out)
+        with (out / "results.jsonl").open("a") as fh:
+            fh.write('{"key": "cut mid-wri')
+    else:
+        with (out / RESULTS_JSONL).open("ab") as fh:
+            fh.write(gzip_member(first_line)[:-30])
     first = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert first.returncode == 0 and "1 unreadable result line(s)" in first.stderr and "torn-lines.txt" in first.stderr
-    assert (out / "torn-lines.txt").read_text() == '{"key": "cut mid-wri\n'
+    torn = (out / "torn-lines.txt").read_text()
+    if form == "plain":
+        assert torn == '{"key": "cut mid-wri\n'
+    else:
+        assert torn.count("\n") == 1 and first_line.startswith(torn.rstrip("\n"))
+    assert not (out / "results.jsonl").exists()  # rewritten gzip'd
     again = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0 and "unreadable" not in again.stderr
     records, bad = read_records(out)

@@ -229,7 +229,7 @@ class Report:
             except (OSError, ValueError):
                 self.manifests.append({"_dir": str(d), "name": d.name})
         if not by_key:
-            raise ConfigError(f"{', '.join(map(str, results_dirs))}: no results found (results.jsonl missing or empty); run `dgdrf sweep` first")
+            raise ConfigError(f"{', '.join(map(str, results_dirs))}: no results found (results.jsonl.gz missing or empty); run `dgdrf sweep` first")
         #: runs recorded with code that has changed since (staleness.is_stale): left out
         self.stale: list[dict[str, Any]] = []
         self.all: list[dict[str, Any]] = []

@@ -4,8 +4,10 @@ recorded in the sweep's results store (dgdrf/bench/store.py) as each run finishe
 
 Running a sweep again finds what is done and resumes; a run that fails is recorded with
 its error and the sweep goes on; a record of code that has changed since is run again.
-Records are made here, in the client, whichever executor ran the run: results.jsonl gets
-each run once, whole, as it comes back.
+Records are made here, in the client, whichever executor ran the run: results.jsonl.gz
+gets each run once, whole, as it comes back (dgdrf/bench/store.py; a directory written
+before records were gzip'd, a plain results.jsonl, resumes too: its records are kept and
+read first).
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ def run_sweep(
     """Run every run of ``spec`` not yet recorded in ``out``: on this machine with
     ``workers`` processes (default: all cores), or on the Dask cluster ``scheduler`` names
     (``tcp://HOST:PORT``, ``local[:N]``), or on ``executor``. Records are appended to
-    results.jsonl as runs finish; results.csv is rewritten at the end, also when
+    results.jsonl.gz as runs finish; results.csv is rewritten at the end, also when
     interrupted (Ctrl-C stops the runs; finished runs stay recorded). ``limit``: start at
     most this many runs. A scheduler that cannot be reached, or whose workers run other
     code, is a ConfigError before anything is written."""
