@@ -154,7 +154,15 @@ EXPLICIT: dict[str, Any] = {
     ],
 }
 GENERATED: dict[str, Any] = {"name": "agree-generated", "latency_ms": [1, 2], "generate": {"kind": "google-2011-jobs", "servers": 3, "users": 2, "seed": 1, "horizon": 60, "load": 0.5}}
-DROP = object()
+class _Drop:
+    """The field left out (its repr names it, so that test ids are the same in every
+    process: pytest-xdist's workers must collect the same tests)."""
+
+    def __repr__(self) -> str:
+        return "DROP"
+
+
+DROP = _Drop()
 
 
 def changed(base: dict, path: tuple, value: Any) -> dict:
