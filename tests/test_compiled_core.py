@@ -113,27 +113,37 @@ def test_sources_newer_than_their_extensions_but_unchanged_stay_compiled(tmp_pat
     assert probe.stdout.strip() == "pure" and "changed since compiled" in probe.stderr
 
 
-#: the oracle, determinism and invariant tests, run a second time on the pure build
-#: (issue 16: they must pass on both); the pdgdrf centre test (12 s pure) is left to the
-#: compiled run, the runs above compare pdgdrf pure and compiled anyway
+#: the oracle, determinism and invariant tests, run a second time on the pure build: they
+#: must pass on both. The default suite reruns the quick ones; the overlay and saturation
+#: tests (about 55 s pure, on one core) only with -m slow, as the runs above already
+#: compare every policy pure and compiled, field by field
 PURE_TESTS = [
     "tests/test_oracles.py",
-    "tests/test_overlay.py",
     "tests/test_runtime.py",
     "tests/test_metrics.py",
-    "tests/test_saturation.py",
     "tests/test_emulation.py::test_json_is_identical_for_the_same_seed_apart_from_wall_time",
     "tests/test_cli.py::test_run_is_deterministic",
 ]
+#: the pdgdrf centre test (12 s pure) is left to the compiled run
+PURE_TESTS_SLOW = ["tests/test_overlay.py", "tests/test_saturation.py", "--deselect", "tests/test_saturation.py::test_pdgdrf_bottom_servers_do_not_take_themselves_for_the_centre"]
+
+
+def _pass_on_the_pure_build(tests: list[str]) -> None:
+    env = os.environ | {"DGDRF_PURE": "1"}
+    probe = subprocess.run([sys.executable, "-c", "from dgdrf.build_info import core; print(core())"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert probe.stdout.strip() == "pure", probe.stderr
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow and not compose", *tests]
+    proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert " passed" in proc.stdout and " failed" not in proc.stdout
 
 
 @pytest.mark.skipif(not compiled_modules(), reason="no module is compiled: the other tests already run the pure build")
 def test_oracle_determinism_and_invariant_tests_pass_on_the_pure_build():
-    env = os.environ | {"DGDRF_PURE": "1"}
-    probe = subprocess.run([sys.executable, "-c", "from dgdrf.build_info import core; print(core())"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
-    assert probe.stdout.strip() == "pure", probe.stderr
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *PURE_TESTS,
-            "--deselect", "tests/test_saturation.py::test_pdgdrf_bottom_servers_do_not_take_themselves_for_the_centre"]
-    proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
-    assert " passed" in proc.stdout and " failed" not in proc.stdout
+    _pass_on_the_pure_build(PURE_TESTS)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not compiled_modules(), reason="no module is compiled: the other tests already run the pure build")
+def test_overlay_and_saturation_tests_pass_on_the_pure_build():
+    _pass_on_the_pure_build(PURE_TESTS_SLOW)
