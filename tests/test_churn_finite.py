@@ -336,6 +336,113 @@ def test_a_user_that_crashes_has_its_waiting_tasks_withdrawn_its_running_ones_ru
         assert finish[key] is not None and finish[key] <= plain_finish[key] + 1e-9
 
 
+# -- an end nobody heard of, on a server that then crashed --------------------------------------
+
+
+def _racks(u0_tasks: int, u0_mean: float, *, u1: bool = False, servers: int = 2, pinned_tasks: int = 1, pinned_arrival: float = 5.0, pinned_mean: float | None = None):
+    """Servers of capacity (1, 1) on racks r0, r1, ...; u0's job of ``u0_tasks`` tasks of
+    (0.5, 0.5) runs anywhere (exponential durations of mean ``u0_mean``), as does u1's
+    (arriving at 1 s, if ``u1``); the pinned user's job only on rack r1 (s1), which crashes."""
+    duration = {"dist": "exp", "mean": u0_mean, "max": 40.0}
+    users = [{"id": "u0", "jobs": [{"id": "j0", "demand": [0.5, 0.5], "tasks": u0_tasks, "duration": duration, "arrival": 0.0}]}]
+    if u1:
+        users.append({"id": "u1", "jobs": [{"id": "j0", "demand": [0.5, 0.5], "tasks": u0_tasks, "duration": duration, "arrival": 1.0}]})
+    pinned_duration = 1.0 if pinned_mean is None else {"dist": "exp", "mean": pinned_mean, "max": 40.0}
+    users.append({"id": "pinned-user", "jobs": [{"id": "pinned", "demand": [0.5, 0.5], "tasks": pinned_tasks, "duration": pinned_duration, "arrival": pinned_arrival, "requires": {"rack": "r1"}}]})
+    racks = [{"id": f"s{i}", "capacity": [1.0, 1.0], "attributes": {"gpu": False, "rack": f"r{i}", "zone": "a"}} for i in range(servers)]
+    return build_scenario(["cpu", "mem"], racks, users, name="racks")
+
+
+def _run_audited(scenario, config: RunConfig, crash_after: float | None):
+    """Run with s1 crashing ``crash_after`` seconds after allocation starts (None: no
+    crash), audited (tests/workload_audit.py); what ended where and when, and what users
+    reported lost."""
+    from workload_audit import WorkloadAudit
+
+    world = build(scenario, config)
+    audit = WorkloadAudit(world)
+    ended: list[tuple[str, int, str, float]] = []
+    lost: list[tuple[str, int, str]] = []
+    collector = world.collector
+    on_finished, on_task_lost = collector._on_finished, collector._on_task_lost
+
+    def finished(server, time, fields):
+        ended.append((fields["user"], fields["task_id"], server, time))
+        on_finished(server, time, fields)
+
+    def task_lost(user, time, fields):
+        lost.append((user, fields["task_id"], fields["server"]))
+        on_task_lost(user, time, fields)
+
+    collector._on_finished, collector._on_task_lost = finished, task_lost  # type: ignore[method-assign]
+    crash_at = None if crash_after is None else world.start + crash_after
+    result = world.run(controls=[] if crash_at is None else [Crash(crash_at, ("s1",))])
+    return world, result, audit, ended, lost, crash_at
+
+
+@pytest.mark.parametrize(("policy", "tasks", "mean", "seed", "loss", "crash_after"), [
+    ("pdgdrf", 1, 1.0, 2, 0.03, 1.0),  # the case the property test found
+    ("pdg-tsf", 1, 1.0, 2, 0.03, 1.0),
+    ("drf", 3, 0.5, 0, 0.03, 1.5),
+    ("udrf", 3, 0.5, 0, 0.03, 1.5),
+    ("probes", 3, 0.5, 4, 0.1, 0.3),
+    ("ddrf-random", 3, 0.5, 4, 0.1, 0.3),
+    ("tsf", 3, 0.5, 1, 0.1, 0.6),
+    ("psdsf", 3, 0.5, 1, 0.1, 0.6),
+    ("d-psdsf", 4, 2.0, 2, 0.03, 1.0),
+])  # fmt: skip
+def test_a_task_that_ended_unheard_on_a_server_that_then_crashed_runs_again_and_completes_once(policy, tasks, mean, seed, loss, crash_after):
+    """A task of u0 ends on s1; its TaskFinished is lost, and s1 crashes before sending it
+    again. Nothing tells u0 that task from one that died with s1, so when it hears of the
+    crash it counts it lost and runs it again (on s0), as it must. That first end reached
+    nobody: it is no completion (the collector's ``ran to completion twice`` was this), and
+    u0's job is done when the run again ends, after the crash."""
+    world, result, audit, ended, lost, crash_at = _run_audited(_racks(tasks, mean), RunConfig(policy=policy, seed=seed, loss=loss, warmup=2.0, max_time=5000.0), crash_after)
+    assert result.invariant_violations == [] and result.stop_reason == "drained"
+    unheard = [(u, t) for u, t, server, at in ended if u == "u0" and server == "s1" and at < crash_at and (u, t, "s1") in lost]
+    assert unheard  # the case itself: ended on s1 before the crash, then reported lost
+    assert [(j["user"], j["job"]) for j in result.unrunnable_jobs] == [("pinned-user", "pinned")]
+    assert audit.check_drained(aside={("pinned-user", "pinned")}) == []
+    (j0,) = [j for j in result.jobs if j["user"] == "u0"]
+    assert j0["finish"] is not None and world.start + j0["finish"] > crash_at  # done by the run again
+    assert result.unfinished_tasks == {"pinned-user": 1}
+
+
+def test_a_pinned_task_that_ended_unheard_on_its_only_server_is_left_with_its_job_given_up():
+    """The same end unheard, of the pinned user's first task on s1, its only server: run
+    again it cannot be, so its job is given up with all its 3 tasks left, as its user
+    holds them (the collector counted that task done, and 2 left)."""
+    _, result, audit, ended, lost, crash_at = _run_audited(_racks(2, 0.5, pinned_tasks=3, pinned_arrival=0.0, pinned_mean=0.3), RunConfig(policy="drf", seed=2, loss=0.2, warmup=2.0, max_time=5000.0), 1.0)
+    assert result.invariant_violations == [] and result.stop_reason == "drained"
+    assert [(u, t) for u, t, server, at in ended if u == "pinned-user" and server == "s1" and at < crash_at and (u, t, "s1") in lost] == [("pinned-user", 0)]
+    (given,) = result.unrunnable_jobs
+    assert (given["user"], given["job"], given["tasks_left"]) == ("pinned-user", "pinned", 3)
+    assert result.unfinished_tasks == {"pinned-user": 3}
+    assert audit.check_drained(aside={("pinned-user", "pinned")}) == []
+
+
+@pytest.mark.parametrize("policy", ["drf", "drf-bestfit"])
+def test_a_central_schedulers_repeated_accept_after_its_task_ended_frees_nothing_twice(policy):
+    """Without a crash, at 10 % loss: the pinned user's TaskAllocated and TaskFinished are
+    lost, so it sends its Accept again after the task ended on s1, and the scheduler orders
+    it again (s1 only tells of its end again: repeated_start). That order must not count the
+    task as running again: the scheduler's TaskFinishedAck lost, s1's TaskFinished came
+    again and freed its resources a second time in the scheduler's ledger (ValueError:
+    pinned-user holds no task on s1)."""
+    _, result, audit, _, _, _ = _run_audited(_racks(4, 0.3, u1=True, servers=3, pinned_tasks=2, pinned_arrival=0.0, pinned_mean=0.3), RunConfig(policy=policy, seed=3, loss=0.1, warmup=2.0, max_time=5000.0), None)
+    assert result.invariant_violations == [] and result.stop_reason == "drained"
+    assert result.events["repeated_start"] >= 1 and audit.check_drained() == []
+
+
+def test_a_copy_held_by_a_server_that_crashed_does_not_strand_its_user():
+    """probes: u1's task is held by s1 (its proposal lost) when s1 crashes; u1 asks the
+    gateway for another server. The collector took the copy on the dead s1 for one held
+    where it no longer fits, and with every other user done ended the run stranded."""
+    _, result, audit, _, _, _ = _run_audited(_racks(3, 0.5, u1=True, pinned_tasks=2, pinned_arrival=0.0, pinned_mean=0.5), RunConfig(policy="probes", seed=4, loss=0.1, warmup=2.0, max_time=5000.0), 1.5)
+    assert result.invariant_violations == [] and result.stop_reason == "drained"
+    assert audit.check_drained(aside={(j["user"], j["job"]) for j in result.unrunnable_jobs}) == []
+
+
 def test_a_crash_is_refused_for_a_member_whose_crash_is_not_modelled():
     with pytest.raises(ValueError, match="crash: 'gateway' is not a server or a user"):
         build(DEAD_USER, RunConfig(policy="drf")).run(controls=[Crash(1.0, ("gateway",))])

@@ -7,7 +7,8 @@ scenario, what every workload run must keep:
 - resources freed exactly once (a task ends once, and only after it started);
 - no task on a server its constraint does not admit;
 - every task of a finite job runs to completion exactly once (a task lost with a crashed
-  server may run again, and is then counted lost once).
+  server may run again, and is then counted lost once; so may one that ended on a server
+  that crashed before its user heard so, whose first end is then no completion).
 
 The collector checks the same things in its own way; this re-derivation in the tests is
 the second opinion that makes a bug in the instrument visible.
@@ -33,7 +34,8 @@ class WorkloadAudit:
         self.used: dict[str, list[float]] = {s.id: [0.0] * len(self.scenario.resources) for s in self.scenario.servers}
         self.task_of: dict[tuple[str, int], tuple[int, int]] = {}  # (user, task id) -> (job, index)
         self.running: dict[tuple[str, int], tuple[str, list[float]]] = {}  # (user, task id) -> (server, demand)
-        self.ended: set[tuple[str, int]] = set()
+        self.ended: dict[tuple[str, int], str] = {}  # (user, task id) -> the server it ended on
+        self.down = world.down  # the servers whose crash the run has detected (a live set)
         self.completed: Counter[tuple[str, int, int]] = Counter()
         self.peak: dict[str, int] = defaultdict(int)  # server -> most tasks running at once
         self.placements: dict[tuple[str, int], list[str]] = defaultdict(list)  # (user, job) -> servers its tasks ran on
@@ -94,7 +96,7 @@ class WorkloadAudit:
             server, demand = self.running.pop(key)
             if server != source:
                 self.problems.append(f"t={time}: {key} ended on {source}, ran on {server}")
-            self.ended.add(key)
+            self.ended[key] = source
             used = self.used[server]
             for r, d in enumerate(demand):
                 used[r] -= d
@@ -103,7 +105,15 @@ class WorkloadAudit:
                 self.completed[(f["user"], *job)] += 1
         elif kind == "task_lost":
             self.lost += 1
-            lost = self.running.pop((source, f["task_id"]), None)
+            key = (source, f["task_id"])
+            if self.ended.get(key) == f.get("server") and f.get("server") in self.down:
+                # it ended there, and the server crashed before its user heard so: its
+                # user runs it again, and that end reached no one
+                del self.ended[key]
+                job = self.task_of.get(key)
+                if job is not None:
+                    self.completed[(source, *job)] -= 1
+            lost = self.running.pop(key, None)
             if lost is not None:  # it ran on a server that died: its resources died with it
                 used = self.used[lost[0]]
                 for i, d in enumerate(lost[1]):

@@ -10,7 +10,8 @@ job's record (arrival, first start, finish, JCT = finish of its last task - arri
 each task's queueing delay (its start - its job's arrival). It also checks what the
 papers' workloads must keep: a task starts only where its constraint allows, ends once
 (resources freed exactly once), and every task of a finite job runs to completion
-exactly once.
+exactly once (a task that ended on a server which went down before its user heard so
+is run again, and its first end is no completion: :meth:`JobTracker.completion_lost`).
 
 Only users with jobs, weights or constraints are tracked (the thesis's users need none of
 this; their next task is always the same). Times are the run's; records count them from
@@ -62,7 +63,8 @@ class JobTracker:
         self.running: dict[tuple[str, int], RunningTask] = {}  # (user, task id) -> where it runs
         self.times: dict[tuple[str, int], _JobTimes] = {}
         self.task_start: dict[tuple[str, int, int], float] = {}  # (user, job, index) -> start of its run that finished / last run
-        self.done_tasks: set[tuple[str, int, int]] = set()
+        #: (user, job, index) -> (task id, server) of the run that completed it
+        self.done_tasks: dict[tuple[str, int, int], tuple[int, str]] = {}
         self._finite_left = sum(1 for u in self.specs.values() for j in u.jobs if j.finite)
         self._endless = any(not j.finite for u in self.specs.values() for j in u.job_list)
         #: (user, job) -> (why, since when) of the jobs its user gave up: no server up could
@@ -176,7 +178,7 @@ class JobTracker:
         if spec.finite:
             if key in self.done_tasks:
                 problem = f"task {r.ref.index} of job {spec.id!r} of {user} ran to completion twice"
-            self.done_tasks.add(key)
+            self.done_tasks[key] = (task_id, r.server)
             if spec.tasks is not None and t.finished == spec.tasks:
                 owed = self._owed(user, r.ref.job)
                 t.finish = time
@@ -199,6 +201,27 @@ class JobTracker:
                 del self.current[user]
             self.work[user].put_back(ref)
         return None
+
+    def completion_lost(self, user: str, task_id: int, ref: TaskRef, server: str) -> bool:
+        """Task ``task_id`` of ``user`` (task ``ref``) ended on ``server``, which went down
+        before its user heard so: the TaskFinished was lost and the server died before
+        sending it again. Nothing tells its user such a task from one that died with its
+        server, so it counts it lost and runs it again (``task_lost``), as it must for the
+        other. Its end reached no one who could use it: it is no completion. The task is
+        pending again and its job, if that made it done, is not (its finish will be the
+        run again's). False if ``ref`` did not complete as ``task_id`` on ``server``."""
+        key = (user, ref.job, ref.index)
+        if self.done_tasks.get(key) != (task_id, server):
+            return False
+        del self.done_tasks[key]
+        t = self.times[(user, ref.job)]
+        t.finished -= 1
+        if t.finish is not None:
+            t.finish = None
+            if self._owed(user, ref.job):
+                self._finite_left += 1
+        self.work[user].put_back(ref)
+        return True
 
     def give_up(self, user: str, job: int, task_id: int, why: str, time: float) -> bool:
         """``user`` gave its job ``job`` up (no server up can run it), with ``task_id``

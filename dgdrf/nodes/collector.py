@@ -45,7 +45,7 @@ from dgdrf.model.scenario import Scenario, ServerSpec
 from dgdrf.model.envy_over_time import EnvyOverTime
 from dgdrf.model.constraints import Constraint
 from dgdrf.model.fleet import runs_on
-from dgdrf.model.workload import JobSpec
+from dgdrf.model.workload import JobSpec, TaskRef
 from dgdrf.model.sharing_over_time import SharingOverTime, guarantee_shares
 from dgdrf.model.timeline import Timeline
 from dgdrf.nodes.stop_rules import final_reason
@@ -463,7 +463,22 @@ class Collector:
         self.counters["task_lost"] = self.counters.get("task_lost", 0) + 1
         if user in self.jobs.work:
             self._advance(time)
+            self._completion_lost(user, f)
             self._lose(user, f["task_id"], time)
+
+    def _completion_lost(self, user: str, f: dict[str, Any]) -> None:
+        """The task lost may have ended already, on a server that went down before its
+        user heard so (its TaskFinished lost, and no one left to send it again): its user
+        runs it again, and its first end is no completion (model/job_tracker.py
+        :meth:`~dgdrf.model.job_tracker.JobTracker.completion_lost`). Only for a server
+        retired: one up would have told the user again."""
+        server, job, index = f.get("server"), f.get("job"), f.get("index")
+        if job is None or index is None or not isinstance(server, str):
+            return
+        s = self.ledger.server_index.get(server)
+        if s is None or self.ledger.live()[s]:
+            return
+        self.jobs.completion_lost(user, int(f["task_id"]), TaskRef(int(job), int(index)), server)
 
     def _lose(self, user: str, task_id: int, time: float) -> None:
         r = self.jobs.lost(user, task_id)
@@ -507,9 +522,14 @@ class Collector:
     def retire_servers(self, servers: list[str], time: float) -> None:
         """Servers that went down (network mode): nothing fits on them any more, so
         saturation is judged on the remaining ones; the thesis's tasks on them stay
-        counted, a job's are lost (pending again: their users run them elsewhere)."""
-        for key in self.jobs.running_on(set(servers)):
+        counted, a job's are lost (pending again: their users run them elsewhere), and
+        the copies of tasks they held are held no more (not stranded: their users ask
+        for another server, :meth:`stranded`)."""
+        gone = set(servers)
+        for key in self.jobs.running_on(gone):
             self._lose(*key, time)
+        for held in self.holders.values():  # a copy on a server gone is held by no one: its user asks again
+            held -= gone
         for server in servers:
             s = self.ledger.server_index.get(server)
             if s is not None:

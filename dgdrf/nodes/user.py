@@ -17,8 +17,12 @@ coming; a new job ends it. Its share is then the sum of what each running task a
 (TaskAllocated's ``gain``: max_r D_r / C_r divided by its weight, as the placing server
 computed it), taken off when the task ends (TaskFinished from the server that ran it) or
 is lost with a server that went down (the task is pending again, and counted as
-``task_lost``). A share that drops while the user's task waits at a server is sent there
-again (the TaskRequest repeated, which updates the waiting task's share).
+``task_lost``). A task whose end it never heard of, because the server that ran it went
+down before telling it again, is lost all the same: nothing tells it from one that died
+with its server, so it runs again (the collector counts the first end as no completion,
+which is why the report names the task). A share that drops while the user's task waits
+at a server is sent there again (the TaskRequest repeated, which updates the waiting
+task's share).
 
 Alg. 3 assumes every message arrives. Here each step that waits for an answer sends
 again every ``retry`` seconds until the answer comes (:meth:`User._retransmit`): the
@@ -199,7 +203,11 @@ class User(Actor):
         started: count it lost and go on with the next task id (with jobs: the lost task
         is pending again, and the next task is taken anew). False if no task is left to
         place (with jobs: what is pending no server up can run, so the user went idle)."""
-        self.report("task_lost", task_id=self.task_id, server=self.accepted_server or self.accepted_from)
+        server = self.accepted_server or self.accepted_from
+        if self.current is None:
+            self.report("task_lost", task_id=self.task_id, server=server)
+        else:  # it may have run and ended there, unheard: the collector is told which task it was
+            self.report("task_lost", task_id=self.task_id, server=server, job=self.current.job, index=self.current.index)
         self.task_id += 1
         if self.workload is not None and self.current is not None:
             self.workload.put_back(self.current)
@@ -311,7 +319,7 @@ class User(Actor):
         assert self.workload is not None
         for task_id in [t for t, r in self.tasks_running.items() if r.server in gone]:
             r = self.tasks_running.pop(task_id)
-            self.report("task_lost", task_id=task_id, server=r.server)
+            self.report("task_lost", task_id=task_id, server=r.server, job=r.ref.job, index=r.ref.index)
             self.workload.put_back(r.ref)
             self._drop_share(r.gain)
 

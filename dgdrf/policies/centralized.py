@@ -324,9 +324,14 @@ class CentralScheduler(TickingRole):
     def on_Accept(self, src: str, msg: Accept) -> None:
         accepted = self.proposals.accept(src, msg)
         if accepted is not None:  # first or repeated (the order or its TaskAllocated was lost)
-            self._order(src, msg.task_id, accepted[0])
+            self._order(src, msg.task_id, accepted[0], first=accepted[1])
 
-    def _order(self, user: str, task_id: int, placement: Placement) -> None:
+    def _order(self, user: str, task_id: int, placement: Placement, first: bool = True) -> None:
+        """Order the task on its server; ordered again for a repeated Accept (the node
+        starts it once, and tells its user again). Only the first order counts it as
+        running here: by a repeat it may have ended already (its TaskFinished came, its
+        resources freed), and counted again it would be freed twice when the node's
+        TaskFinished came again (our TaskFinishedAck lost) or its server went down."""
         assert self.ledger is not None  # a placement was made with it
         u = self.ledger.user_index[user]
         request = placement.request
@@ -334,7 +339,7 @@ class CentralScheduler(TickingRole):
             self.actor.send(self.ledger.server_ids[placement.server], Allocate(user, task_id, request.demand, self.ledger.share(u)))
             return
         gain = self.ledger.dominant_share(request.demand) / request.weight
-        if request.duration > 0:
+        if request.duration > 0 and first:
             self.running[(user, task_id)] = (placement.server, request.demand)
         self.actor.send(self.ledger.server_ids[placement.server], Allocate(user, task_id, request.demand, self.ledger.share(u), request.duration, gain))
 
