@@ -41,16 +41,15 @@ def read(path: Path) -> Any:
 
 
 def _repository_files() -> list[tuple[str, Path]]:
-    """(kind, path) of every scenario and sweep file in the repository: configs/, examples/
-    and the embedded default are scenarios; under bench/ a TOML file with a [sweep] table
-    is a sweep, any other TOML file a scenario, and a JSON file a scenario when it has a
+    """(kind, path) of every scenario and sweep file in the repository: the embedded default
+    is a scenario; under configs/, examples/ and bench/ a TOML file with a [sweep] table is
+    a sweep, any other TOML file a scenario, and a JSON file a scenario when it has a
     scenario's keys (the others are results)."""
     found = [("scenario", ROOT / "dgdrf" / "data" / "default.toml")]
-    for top in ("configs", "examples"):
-        found += [("scenario", p) for p in sorted((ROOT / top).rglob("*")) if p.suffix in (".toml", ".json")]
-    for p in sorted((ROOT / "bench").rglob("*.toml")):
-        found.append(("sweep" if "sweep" in read(p) else "scenario", p))
-    for p in sorted((ROOT / "bench").rglob("*.json")):
+    for top in ("configs", "examples", "bench"):
+        for p in sorted((ROOT / top).rglob("*.toml")):
+            found.append(("sweep" if "sweep" in read(p) else "scenario", p))
+    for p in sorted([*(ROOT / "configs").rglob("*.json"), *(ROOT / "examples").rglob("*.json"), *(ROOT / "bench").rglob("*.json")]):
         data = read(p)
         if isinstance(data, dict) and ("generate" in data or {"resources", "servers", "users"} <= set(data)):
             found.append(("scenario", p))
