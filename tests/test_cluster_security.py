@@ -40,9 +40,10 @@ TIMEOUT = 240.0
 
 @pytest.fixture(scope="module")
 def scenario_file(tmp_path_factory) -> Path:
-    """4 servers, 3 users; small tasks, so a drf run lasts several seconds."""
+    """4 servers, 3 users: a drf run of 356 allocations, about 18 s at a tick of 0.05 s,
+    long enough for the attack (a few seconds) to happen while it runs."""
     base = google_2011_scenario(4, 3, 5)
-    sc = build_scenario(base.resources, list(base.servers), [(u.id, [x / 2 for x in u.demand]) for u in base.users], name="attack-4x3")
+    sc = build_scenario(base.resources, list(base.servers), [(u.id, list(u.demand)) for u in base.users], name="attack-4x3")
     path = tmp_path_factory.mktemp("attack") / "attack-4x3.json"
     sc.write_json(path)
     return path
