@@ -1,10 +1,15 @@
 """bench/papers/tahir_trends.py's generator on one tiny scenario: every job over c classes is
 c job streams of its tenant, each run under udrf and drf drains with no invariant
 violation, and every job's completion time (its streams' latest finish - its arrival)
-is computed and at least its longest task."""
+is computed and at least its longest task. The page's figures come from its raw figures
+(the run records read back give the analysis of the runs), the paper's claims are not
+judged against dgdrf's DRF (nothing counted), and our derivations' sign test fails on
+no trend."""
 
 from __future__ import annotations
 
+import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +17,7 @@ import pytest
 
 from bench_scripts import load
 
+from dgdrf.bench.relations import count
 from dgdrf.emulation import RunConfig, run_emulation
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,17 +52,45 @@ def test_tiny_scenario_drains_and_every_job_has_a_jct(policy):
     assert max(jct) <= r.makespan
 
 
-def test_analysis_of_two_tiny_seeds():
+def test_analysis_of_two_tiny_seeds_and_of_their_records_read_back():
     runs = []
     for seed in (1, 2):
         scenario, jobs = trends.generate(seed, jobs=5, tenants=2, max_reps=3)
-        row: dict[str, Any] = {"seed": seed, "jobs": jobs, "runs": {}}
+        row: dict[str, Any] = {"seed": seed, "load": trends.LOAD, "jobs": jobs, "streams": len(scenario.users), "runs": {}}
         for policy in trends.POLICIES:
             r = run_emulation(scenario, RunConfig(policy=policy, seed=seed))
             assert r.stop_reason == "drained" and not r.invariant_violations
             assert r.jobs is not None
-            row["runs"][policy] = {"jct": trends.job_jct(r.jobs, jobs)}
+            row["runs"][policy] = {"jct": trends.job_jct(r.jobs, jobs), "makespan": r.makespan, "stop_reason": r.stop_reason, "allocations": r.allocations,
+                                   "sim_s": r.runtime_s, "wall_s": 0.0}
         runs.append(row)
     a = trends.analyse(runs)
     assert a["jobs"] == 10
     assert sum(b["jobs"] for b in a["by_repetitions"]) == 10 and sum(b["jobs"] for b in a["by_classes"]) == 10
+    # the page is made from the records as json gives them back: the same jobs, the same figures to the records' rounding
+    raw = json.loads(trends.compact_json(trends._round({"load": trends.LOAD, "runs": [trends.run_record(r) for r in runs]})))
+    back = trends.runs_from_raw(raw, trends.LOAD)
+    assert [j["streams"] for r in back for j in r["jobs"]] == [j["streams"] for r in runs for j in r["jobs"]]
+    assert [r["streams"] for r in back] == [r["streams"] for r in runs]
+    b = trends.analyse(back)
+    assert b["jobs"] == a["jobs"] and b["deciles_udrf_lt_drf"] == a["deciles_udrf_lt_drf"]
+    assert math.isclose(b["jct"]["udrf"]["mean"], a["jct"]["udrf"]["mean"], abs_tol=1e-3)
+
+
+def test_sign_test_tells_a_trend_from_none():
+    assert trends.sign_test({"positive": 20, "seeds": 30})  # p = 0.049
+    assert not trends.sign_test({"positive": 19, "seeds": 30})  # p = 0.10
+    assert not trends.sign_test({"positive": 15, "seeds": 30}) and not trends.sign_test({"positive": 0, "seeds": 0})
+
+
+def test_the_committed_page_counts_nothing_and_its_derivations_fail_on_their_alternatives():
+    raw = json.loads((ROOT / "bench" / "results" / "papers" / f"{trends.NAME}.json").read_text(encoding="utf-8"))
+    tables = trends.tables(raw)
+    printed = [r for t in tables for r in t.relations if r.printed]
+    derived = [r for t in tables for r in t.relations if not r.printed]
+    assert [r.where.split(",")[0] for r in printed] == ["fig. 10a", "fig. 10b", "fig. 10c"]
+    assert all(r.holds is None and "not the paper's comparison" in r.why for r in printed)  # dgdrf's DRF is not the paper's bundle DRF
+    assert count(tables) == (0, 0)
+    assert len(derived) == 3 and all(r.judge is not None and r.excludes_its_alternative() for r in derived)
+    text = trends.render(raw)
+    assert "**0 of 0 of the paper's printed claims hold.**" in text and "nothing is counted" in text
