@@ -54,7 +54,7 @@ def test_example6_user_driven_first_fit_is_not_tsf():
 def test_example7_cdrf_and_tsf_online():
     """CDRF, server offers, one task per offer: u1 = 12 (9 on m1, 3 on m2), u2 = 4 on m2,
     slowdowns 2/3. TSF with one task per offer does not reach the example's 9/6: the
-    alternating offers give u1 a slot on m2 in the fourth round (4/18 < 3/12), for good;
+    alternating offers give u1 a slot on m2 in the third round (a tie at 1/6, to the lower id), for good;
     with ``fill`` offers (Mesos's) it does: u1 = 9 on m1, u2 = 6 on m2, task shares 1/2."""
     cdrf = emulate(FIG2, "cdrf")
     assert cdrf.per_server == {"u1": {"m1": 9, "m2": 3}, "u2": {"m2": 4}}

@@ -18,7 +18,7 @@ greedy have it (rPS-DSF's 19/2/2/19 needs it: DIGEST 2c); or ``fill``: the user 
 goes to keeps it while its next task still fits there, as a Mesos framework takes a
 whole offer (mesos-ps runs TSF so). One task per offer does not give Wang et al.'s fig. 2a
 (ORACLES.md example 7): alternating offers of m1 and m2 hand u1 a slot on m2 in the
-fourth round (4/18 < 3/12), so u1 = 10 and u2 = 5, and the early placement is permanent;
+third round (u1 at 3/18 and u2 at 2/12 tie at 1/6; the lower id wins: bench/results/papers/wang-static.md), so u1 = 10 and u2 = 5, and the early placement is permanent;
 ``fill`` gives 9 and 6, and still 6/1/3 on fig. 4. Each test names the one it uses.
 
 One offer that places a task is one decision, so the central scheduler still places one
