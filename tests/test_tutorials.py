@@ -209,7 +209,7 @@ def test_thesis_figure(work):
     assert (out / "min_share_vs_neighbors_thesis-100x20.png").stat().st_size > 10_000
     assert len((out / "results.csv").read_text().splitlines()) == 1 + 6
     report = (out / "report.md").read_text()
-    assert "| thesis-100x20 | ddrf-random's min share / drf's | 17.5%-90.2% (table 5.1) | 26.4%-99.1% over P |" in report
+    assert "| thesis-100x20 | ddrf-random's min share / drf's at each P | 17.5 %-90.2 % (table 5.1, per P) | 26.4 %-99.1 % over P; off: P=10: 99.1 % vs 90.2 % |" in report
     assert "| 10 | 0.0493 | 0.01203 | 0.02437 | 0.04884 |" in report
 
 

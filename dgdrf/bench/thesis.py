@@ -50,10 +50,16 @@ PDGDRF_EVEN_USERS = 40
 PDGDRF_EVEN_EXCHANGES = {20: 3.0, 100: 0.2}
 
 
-def min_share_vs_drf(policy: str) -> tuple[float, float] | None:
-    """Table 5.1's range of ``policy``'s minimum share as a fraction of DRF's."""
-    shares = MIN_SHARE_100X20.get(policy)
-    if shares is None:
+#: the minimum shares the thesis prints, by data set (servers, users): table 5.1 only. Of
+#: 200x40 it draws fig. 5.4 and prints no figure (tables 5.2-5.4 are the standard
+#: deviations of 100x20 and the error ratios)
+MIN_SHARE = {(100, 20): MIN_SHARE_100X20}
+
+
+def min_share_vs_drf(size: tuple[int, int], policy: str) -> dict[int, float] | None:
+    """``policy``'s minimum share at each neighbour count P as a fraction of DRF's, as
+    printed for the data set of ``size`` (None: the thesis prints none)."""
+    table = MIN_SHARE.get((size[0], size[1]))
+    if table is None or policy not in table:
         return None
-    drf = MIN_SHARE_100X20["drf"][0]
-    return min(shares) / drf, max(shares) / drf
+    return {nb: share / drf for nb, share, drf in zip(NEIGHBOURS, table[policy], table["drf"])}
