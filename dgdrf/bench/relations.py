@@ -110,9 +110,9 @@ def page(title: str, source: str, intro: str, tables: Sequence[Table] | Sequence
     """The Markdown report page of one paper: what was run, one table of the paper's
     printed claims per mechanism (counted), then our derivations and readings (not
     counted), then notes. A flat list of relations is one table of an unnamed mechanism."""
-    if tables and isinstance(tables[0], Relation):
-        tables = [Table("", tables)]  # type: ignore[list-item]
-    tabs: list[Table] = list(tables)  # type: ignore[arg-type]
+    tabs = [t if isinstance(t, Table) else Table("", [t]) for t in tables]
+    if tabs and all(not t.mechanism and len(t.relations) == 1 for t in tabs):
+        tabs = [Table("", [r for t in tabs for r in t.relations])]  # a flat list: one unnamed table
     held, checked = count(tabs)
     lines = [f"# {title}", "", f"*{source}*", "", intro.strip(), "", "Made by (rerun to check):", "", *[f"    {c}" for c in commands], ""]
     lines += [f"**{held} of {checked} of the paper's printed claims hold.**", ""]
