@@ -37,6 +37,16 @@ def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _row(*cells: str) -> str:
+    """A markdown table row of ``cells`` as they are (already formatted)."""
+    return "| " + " | ".join(cells) + " |"
+
+
+def _header(*columns: str) -> list[str]:
+    """A markdown table's header and rule."""
+    return [_row(*columns), _row(*("---" for _ in columns))]
+
+
 # -- the command line -----------------------------------------------------------------
 def _subparsers(parser: argparse.ArgumentParser) -> Iterator[tuple[str, argparse.ArgumentParser, str]]:
     """Each (name, parser, help) of ``parser``'s subcommands, in order."""
@@ -63,7 +73,7 @@ def _option_row(action: argparse.Action) -> str | None:
         value = f"`{' '.join(mv) if isinstance(mv, tuple) else (mv or action.dest.upper())}`"
     default = "" if action.default in (None, False, argparse.SUPPRESS) or action.nargs == 0 else f"`{action.default}`"
     required = " (required)" if action.required else ""
-    return f"| {names} | {value} | {default} | {_cell(action.help or '')}{required} |"
+    return _row(names, value, default, _cell(action.help or "") + required)
 
 
 def _parser_section(path: str, parser: argparse.ArgumentParser, help_: str, depth: int) -> list[str]:
@@ -72,7 +82,7 @@ def _parser_section(path: str, parser: argparse.ArgumentParser, help_: str, dept
         lines += [help_[0].upper() + help_[1:] + ".", ""]
     rows = [r for r in (_option_row(a) for a in parser._actions) if r]
     if rows:
-        lines += ["| option | value | default | meaning |", "|---|---|---|---|", *rows, ""]
+        lines += [*_header("option", "value", "default", "meaning"), *rows, ""]
     for name, sub, sub_help in _subparsers(parser):
         lines += _parser_section(f"{path} {name}", sub, sub_help, min(depth + 1, 4))
     return lines
@@ -117,8 +127,7 @@ def run_options_page() -> str:
         "file's setting. The policy is chosen apart: `--policy`, `policy = ...` in a scenario,",
         "`policies = [...]` in a sweep.",
         "",
-        "| flag | scenario key | sweep key | environment | type | meaning |",
-        "|---|---|---|---|---|---|",
+        *_header("flag", "scenario key", "sweep key", "environment", "type", "meaning"),
     ]
     for d in RunConfig.options():
         o = d.option
@@ -132,7 +141,7 @@ def run_options_page() -> str:
         if o.kind == "bool" and o.flag:
             flag += f", `--no-{d.flag[2:]}`"
         sweep = ", ".join(f"`{k}`" for k in [d.name, *aliases.get(d.name, [])])
-        lines.append(f"| {flag} | `{d.name}` | {sweep} | `{d.env}` | {_cell(kind)} | {_cell(help_text(d))} |")
+        lines.append(_row(flag, f"`{d.name}`", sweep, f"`{d.env}`", _cell(kind), _cell(help_text(d))))
     return "\n".join(lines) + "\n"
 
 
@@ -148,15 +157,14 @@ def policies_page() -> str:
         "[Run options](run-options.md) lists the options; those that apply to some policies",
         "only say so in their help.",
         "",
-        "| policy | decides | notion | gradient | how |",
-        "|---|---|---|---|---|",
+        *_header("policy", "decides", "notion", "gradient", "how"),
     ]
     for name, cls in POLICIES.items():
         where = "distributed" if cls.distributed else "centralized"
         if cls.offers:
             where += ", server offers"
         gradient = f"`{cls.default_gradient}`" if cls.uses_gradient else ""
-        lines.append(f"| `{name}` | {where} | `{cls.notion_name}` | {gradient} | {_cell(cls.description)} |")
+        lines.append(_row(f"`{name}`", where, f"`{cls.notion_name}`", gradient, _cell(cls.description)))
     return "\n".join(lines) + "\n"
 
 
@@ -173,30 +181,33 @@ def result_keys_page() -> str:
         "that describe what a run of the thesis's world does not have (jobs, churn, weights)",
         "are absent from such a run.",
         "",
-        "| key | in | meaning |",
-        "|---|---|---|",
+        *_header("key", "in", "meaning"),
     ]
     for entry in RESULT_KEYS:
         keys = ", ".join(f"`{k}`" for k in entry.keys)
-        lines.append(f"| {keys} | {_cell(entry.where)} | {_cell(entry.meaning)} |")
+        lines.append(_row(keys, _cell(entry.where), _cell(entry.meaning)))
     return "\n".join(lines) + "\n"
 
 
 # -- scenario and sweep formats ----------------------------------------------------------
+def _resolve(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` itself, or the definition its ``$ref`` names."""
+    return defs.get(schema["$ref"].rsplit("/", 1)[-1], schema) if "$ref" in schema else schema
+
+
 def _schema_rows(schema: dict[str, Any], prefix: str, defs: dict[str, Any], depth: int = 0) -> Iterator[str]:
     """One table row per property, depth first, with its type, bounds and description."""
-    if "$ref" in schema:
-        schema = defs.get(schema["$ref"].rsplit("/", 1)[-1], schema)
+    schema = _resolve(schema, defs)
     for name, prop in (schema.get("properties") or {}).items():
-        resolved = defs.get(prop["$ref"].rsplit("/", 1)[-1], prop) if "$ref" in prop else prop
+        resolved = _resolve(prop, defs)
         path = f"{prefix}{name}"
-        yield f"| `{path}` | {_cell(_type_of(resolved, defs))} | {_cell(_bounds(resolved))} | {_cell(resolved.get('description', prop.get('description', '')))} |"
+        yield _row(f"`{path}`", _cell(_type_of(resolved, defs)), _cell(_bounds(resolved)), _cell(resolved.get("description", prop.get("description", ""))))
         if depth < 4:
             if resolved.get("type") == "object" or "properties" in resolved:
                 yield from _schema_rows(resolved, f"{path}.", defs, depth + 1)
             items = resolved.get("items")
             if isinstance(items, dict):
-                item = defs.get(items["$ref"].rsplit("/", 1)[-1], items) if "$ref" in items else items
+                item = _resolve(items, defs)
                 if "properties" in item:
                     yield from _schema_rows(item, f"{path}[].", defs, depth + 1)
 
@@ -207,8 +218,7 @@ def _type_of(schema: dict[str, Any], defs: dict[str, Any]) -> str:
         text = " or ".join(t) if isinstance(t, list) else t
         items = schema.get("items")
         if t == "array" and isinstance(items, dict):
-            inner = defs.get(items["$ref"].rsplit("/", 1)[-1], items) if "$ref" in items else items
-            text += f" of {_type_of(inner, defs)}"
+            text += f" of {_type_of(_resolve(items, defs), defs)}"
         return text
     if "enum" in schema:
         return "one of " + ", ".join(json.dumps(x) for x in schema["enum"])
@@ -216,7 +226,7 @@ def _type_of(schema: dict[str, Any], defs: dict[str, Any]) -> str:
         return json.dumps(schema["const"])
     for key in ("oneOf", "anyOf"):
         if key in schema:
-            return " or ".join(_type_of(defs.get(s["$ref"].rsplit("/", 1)[-1], s) if "$ref" in s else s, defs) for s in schema[key])
+            return " or ".join(_type_of(_resolve(s, defs), defs) for s in schema[key])
     return "any"
 
 
@@ -241,8 +251,7 @@ def _format_section(title: str, schema: dict[str, Any], command: str) -> list[st
         "",
         f"The whole schema: `{command}` (JSON Schema draft 2020-12, `$id` `{schema.get('$id', '')}`).",
         "",
-        "| field | type | bounds | meaning |",
-        "|---|---|---|---|",
+        *_header("field", "type", "bounds", "meaning"),
         *_schema_rows(schema, "", defs),
         "",
     ]

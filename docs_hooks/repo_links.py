@@ -43,12 +43,19 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     return files
 
 
-def _repo_path(bang: str, target: str, here: Path, docs: Path, root: Path) -> str | None:
-    """The repository path of an image ``target`` outside docs/ that exists, else None."""
-    if not bang or re.match(r"^[a-z][a-z0-9+.-]*:", target):
+def _outside_docs(target: str, here: Path, docs: Path) -> Path | None:
+    """Where a relative link ``target`` from a page in ``here`` leads, when it leaves docs/
+    (None: a URL, an anchor, or a page or file of the site, which MkDocs checks itself)."""
+    if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
         return None
     resolved = (here / target.split("#", 1)[0]).resolve()
-    if resolved.is_relative_to(docs) or not resolved.is_relative_to(root) or not resolved.is_file():
+    return None if resolved.is_relative_to(docs) else resolved
+
+
+def _repo_path(bang: str, target: str, here: Path, docs: Path, root: Path) -> str | None:
+    """The repository path of an image ``target`` outside docs/ that exists, else None."""
+    resolved = _outside_docs(target, here, docs) if bang else None
+    if resolved is None or not resolved.is_relative_to(root) or not resolved.is_file():
         return None
     return resolved.relative_to(root).as_posix()
 
@@ -66,20 +73,13 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
 
 def _rewrite(m: re.Match[str], page: Page, here: Path, docs: Path, root: Path) -> str:
     bang, text, target = m.groups()
-    if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+    resolved = _outside_docs(target, here, docs)
+    if resolved is None:
         return m.group(0)
-    path = target.split("#", 1)[0]
-    resolved = (here / path).resolve()
-    try:
-        resolved.relative_to(docs)
-        return m.group(0)  # a page or file of the site: MkDocs checks it
-    except ValueError:
-        pass
-    try:
-        rel = resolved.relative_to(root).as_posix()
-    except ValueError:
+    if not resolved.is_relative_to(root):
         log.warning("%s links to %r, outside the repository", page.file.src_path, target)
         return m.group(0)
+    rel = resolved.relative_to(root).as_posix()
     if not resolved.exists():
         log.warning("%s links to %r: no such file in the repository (%s)", page.file.src_path, target, rel)
         return m.group(0)
@@ -87,6 +87,6 @@ def _rewrite(m: re.Match[str], page: Page, here: Path, docs: Path, root: Path) -
         up = "../" * page.file.src_uri.count("/")
         return f"![{text}]({up}{REPO_DIR}/{rel})"
     shown = rel + ("/" if resolved.is_dir() else "")
-    if text.strip("`") in (rel, shown, path, target):
+    if text.strip("`") in (rel, shown, target.split("#", 1)[0], target):
         return f"`{shown}`"
     return f"{text} (`{shown}`)"
