@@ -4,9 +4,11 @@ a package to import."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -21,3 +23,9 @@ def load(relative: str) -> ModuleType:
     sys.modules[spec.name] = module  # dataclasses and pickling look their module up by name
     spec.loader.exec_module(module)
     return module
+
+
+def committed_raw(page_script: ModuleType) -> Any:
+    """The raw figures a paper's page script (bench/papers/*.py, with its ``NAME``) committed
+    beside its page: bench/results/papers/NAME.json, as json reads it back."""
+    return json.loads((ROOT / "bench" / "results" / "papers" / f"{page_script.NAME}.json").read_text(encoding="utf-8"))

@@ -8,7 +8,6 @@ the finite workload."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from bench_scripts import load
+from bench_scripts import committed_raw, load
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -80,7 +79,7 @@ def test_kesidis_tolerances_tell_the_endings_apart():
     """x_11's ± 0.1 fails both pure endings (20: no order off the matching workers; 19:
     rPS-DSF's) and passes the half-and-half mean; x_n = 20 fails rPS-DSF's 21 and DRF's 10;
     DRF's ± 0.5 fails the matching workers' 20/0/0/20."""
-    raw = json.loads((ROOT / "bench/results/papers/kesidis-psdsf.json").read_text())
+    raw = committed_raw(kesidis)
     paper = kesidis.tables(raw)[0]
     by_claim = {r.claim: r for r in paper.relations}
     x11 = next(r for c, r in by_claim.items() if "x_11" in c)
@@ -175,7 +174,7 @@ def test_ru_2d_against_3d_on_finite_jobs():
 
 
 def _ru_tables() -> list[Any]:
-    return ru.tables(json.loads((ROOT / "bench/results/papers/ru-3d-drf.json").read_text()))
+    return ru.tables(committed_raw(ru))
 
 
 def test_ru_counts_printed_claims_once_under_the_papers_mechanisms():

@@ -10,26 +10,16 @@ verdict as a literal."""
 from __future__ import annotations
 
 import ast
-import importlib.util
-import json
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from bench_scripts import committed_raw, load
 
 from dgdrf.bench.relations import Alternative, Relation, Table, count, equals, near, page
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = sorted((ROOT / "bench" / "papers").glob("*.py"))
 RESULTS = ROOT / "bench" / "results" / "papers"
-
-
-def _load(path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"paper_page_{path.stem}", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _pages() -> list[Path]:
@@ -51,8 +41,8 @@ def test_no_verdict_is_a_literal(script: Path) -> None:
 
 @pytest.mark.parametrize("script", _pages(), ids=lambda p: p.name)
 def test_every_printed_verdict_fails_on_its_alternative_and_the_page_is_the_runs(script: Path) -> None:
-    module = _load(script)
-    raw = json.loads((RESULTS / f"{module.NAME}.json").read_text(encoding="utf-8"))
+    module = load(script.relative_to(ROOT).as_posix())
+    raw = committed_raw(module)
     tables = module.tables(raw)
     assert tables and all(isinstance(t, Table) for t in tables)
     for t in tables:

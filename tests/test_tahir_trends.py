@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from bench_scripts import load
+from bench_scripts import committed_raw, load
 
 from dgdrf.bench.relations import count
 from dgdrf.emulation import RunConfig, run_emulation
@@ -84,7 +84,7 @@ def test_sign_test_tells_a_trend_from_none():
 
 
 def test_the_committed_page_counts_nothing_and_its_derivations_fail_on_their_alternatives():
-    raw = json.loads((ROOT / "bench" / "results" / "papers" / f"{trends.NAME}.json").read_text(encoding="utf-8"))
+    raw = committed_raw(trends)
     tables = trends.tables(raw)
     printed = [r for t in tables for r in t.relations if r.printed]
     derived = [r for t in tables for r in t.relations if not r.printed]

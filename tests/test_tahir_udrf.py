@@ -6,10 +6,9 @@ figures', each printed one failing on its alternative."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from bench_scripts import load
+from bench_scripts import committed_raw, load
 
 from dgdrf.bench.relations import count
 from dgdrf.model.udrf import udrf_drf_baseline, udrf_offline
@@ -40,7 +39,7 @@ def test_a_job_of_two_streams_runs_as_often_as_its_least_run_stream():
 
 
 def test_the_committed_page_judges_thm1_from_the_allocation():
-    raw = json.loads((ROOT / "bench" / "results" / "papers" / f"{udrf_page.NAME}.json").read_text(encoding="utf-8"))
+    raw = committed_raw(udrf_page)
     tables = udrf_page.tables(raw)
     rows = {r.where: r for t in tables for r in t.relations if r.printed}
     thm1 = rows["Thm. 1"]

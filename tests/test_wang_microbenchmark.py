@@ -92,10 +92,10 @@ def test_while_jobs_1_and_2_both_wait_job_2_holds_half_and_job_1_two_thirds(run)
 # -- the page (bench/papers/wang_microbenchmark.py), from its committed raw figures: no run ----------------
 @pytest.fixture(scope="module")
 def page():
-    from bench_scripts import load
+    from bench_scripts import committed_raw, load
 
     script = load("bench/papers/wang_microbenchmark.py")
-    raw = json.loads((ROOT / "bench" / "results" / "papers" / f"{script.NAME}.json").read_text(encoding="utf-8"))
+    raw = committed_raw(script)
     return script, raw, script.tables(raw)
 
 

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from bench_scripts import load
+from bench_scripts import committed_raw, load
 
 from dgdrf.bench.relations import count
 
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def page():
     script = load("bench/papers/wang_static.py")
-    raw = json.loads((ROOT / "bench" / "results" / "papers" / f"{script.NAME}.json").read_text(encoding="utf-8"))
+    raw = committed_raw(script)
     return script, raw, script.tables(raw)
 
 
