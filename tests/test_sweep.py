@@ -34,6 +34,19 @@ def write_records(out: Path, lines: list[str], name: str = RESULTS_JSONL) -> Non
     (out / name).write_bytes(b"".join(gzip_member(x) for x in lines))
 
 
+def end_with_a_torn_record(out: Path, form: str, plain: str, whole: str, cut: int) -> None:
+    """Leave ``out``'s records ending in one cut by an interruption: in the old ``plain``
+    form (the directory converted first) the text ``plain`` appended; gzip'd, the member of
+    ``whole`` less its last ``cut`` bytes."""
+    if form == "plain":
+        to_plain_form(out)
+        with (out / "results.jsonl").open("a") as fh:
+            fh.write(plain)
+    else:
+        with (out / RESULTS_JSONL).open("ab") as fh:
+            fh.write(gzip_member(whole)[:-cut])
+
+
 def to_plain_form(out: Path) -> None:
     """Make ``out`` a directory as written before records were gzip'd: results.jsonl (and
     stale.jsonl) plain."""
@@ -503,13 +516,7 @@ def test_prune_stale_moves_old_records_beside_the_results(tiny, tmp_path, form):
     old["key"], older["key"] = "old-" + old["key"], "older-" + older["key"]
     write_records(out, [json.dumps(old), *lines])
     write_records(out, [json.dumps(older)], STALE_JSONL)  # moved aside before
-    if form == "plain":
-        to_plain_form(out)
-        with (out / "results.jsonl").open("a") as fh:
-            fh.write('{"torn\n')
-    else:
-        with (out / RESULTS_JSONL).open("ab") as fh:
-            fh.write(gzip_member('{"key": "torn"}')[:-10])
+    end_with_a_torn_record(out, form, '{"torn\n', '{"key": "torn"}', 10)
     assert read_records(out)[1] == 1
     assert prune_stale(out) == 1
     assert not (out / "results.jsonl").exists() and (out / RESULTS_JSONL).exists()
@@ -531,13 +538,7 @@ def test_a_torn_line_is_warned_about_once_and_moved_aside(tmp_path, form):
     cmd = [sys.executable, "-m", "dgdrf", "sweep", str(f), "--out", str(out), "--workers", "1", "--quiet"]
     assert subprocess.run(cmd, capture_output=True, text=True, timeout=300).returncode == 0
     first_line = record_lines(out)[0]
-    if form == "plain":
-        to_plain_form(out)
-        with (out / "results.jsonl").open("a") as fh:
-            fh.write('{"key": "cut mid-wri')
-    else:
-        with (out / RESULTS_JSONL).open("ab") as fh:
-            fh.write(gzip_member(first_line)[:-30])
+    end_with_a_torn_record(out, form, '{"key": "cut mid-wri', first_line, 30)
     first = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert first.returncode == 0 and "1 unreadable result line(s)" in first.stderr and "torn-lines.txt" in first.stderr
     torn = (out / "torn-lines.txt").read_text()
