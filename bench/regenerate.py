@@ -298,6 +298,8 @@ TABLE: tuple[Artefact, ...] = (
              "~5 min (96 runs)", note="wall times: they vary with the machine's load"),
     Artefact((f"{R}/cluster-churn-survey.txt",), "machine", ("python bench/cluster_churn_survey.py > bench/results/cluster-churn-survey.txt",), "~14 min (8 clusters of 15-16 processes, 774 s of wall recorded)",
              note="real processes on loopback, killed and started on the wall clock: counts and wall times vary between reruns"),
+    Artefact((f"{R}/suite-time.txt",), "machine", ("python bench/suite_time.py --workers 2,3 > bench/results/suite-time.txt",), "~10 min (the default suite twice)",
+             note="wall times of this machine: they vary with its load"),
     Artefact((f"{R}/finite-churn-8x4.txt",), "machine", ("python bench/finite_churn.py > bench/results/finite-churn-8x4.txt",), "~1 min (16 runs, 60 s of wall recorded)",
              note="virtual time: every column but the wall times is the same on a rerun"),
     Artefact((f"{R}/finite-churn-8x4-before.txt",), "frozen", ("python bench/finite_churn.py --max-time 20000 > bench/results/finite-churn-8x4-before.txt",),

@@ -14,8 +14,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto`` (README's test command): one worker more than the cores this process may
     use. The clusters of processes the suite starts wait on the wall clock much of their
     time, and a third worker on two cores keeps the cores busy meanwhile (the default
-    suite on 2 cores, one right after the other: 348 s on 2 workers, 292 s on 3, 321 s on
-    4; docs/explanation/testing.md)."""
+    suite on 2 cores, one right after the other: 329 s on 2 workers, 271 s on 3;
+    bench/suite_time.py, recorded in bench/results/suite-time.txt)."""
     return len(os.sched_getaffinity(0)) + 1 if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1) + 1
 
 
