@@ -242,7 +242,11 @@ def deploy(scenario: Scenario, config: RunConfig) -> Deployment:
     every node's policy gets: :func:`policy_options`)."""
     if config.share_level is not None and config.share_level > len(scenario.resources):
         raise ConfigError(f"share_level: level {config.share_level} of {len(scenario.resources)} resources; the scenario has only {len(scenario.resources)}")
-    return Deployment(scenario, config, make_policy(config.policy, policy_options(scenario, config)))
+    policy = make_policy(config.policy, policy_options(scenario, config))
+    problem = policy.fairness().problem(scenario.resources)
+    if problem is not None:
+        raise ConfigError(f"policy: {problem}")
+    return Deployment(scenario, config, policy)
 
 
 @dataclass

@@ -67,6 +67,40 @@ def test_example7_cdrf_and_tsf_online():
     assert emulate(FIG4, "tsf", offer_tasks="fill").per_server == {"u1": {"m1": 6}, "u2": {"m2": 1}, "u3": {"m3": 3}}
 
 
+def test_cmmf_on_fig4_ranks_by_one_resource():
+    """Wang et al.'s baselines "CPU" and "Mem" (CMMF after Choosy) on fig. 4, server offers
+    in id order, one task per offer, worked by hand. CPU shares (C_cpu = 21): u1 and u3
+    tie on m1 every round until u1 is at 4/21 and u3 at 3/21, so u3 takes m1's last
+    memory: 4/1/4, shares 4/21, 3/21, 4/21. Memory shares (C_mem = 28): u1's 2 a task
+    stays below u3's 4, so u1 fills m1: 6/1/3, TSF's answer, shares 12/28, 1/28, 12/28."""
+    cpu = emulate(FIG4, "cmmf-cpu")
+    assert cpu.per_server == {"u1": {"m1": 4}, "u2": {"m2": 1}, "u3": {"m1": 1, "m3": 3}}
+    assert cpu.fairness == "cmmf-cpu"
+    assert cpu.notion_shares == pytest.approx({"u1": 4 / 21, "u2": 3 / 21, "u3": 4 / 21}, abs=1e-12)
+    mem = emulate(FIG4, "cmmf-mem")
+    assert mem.per_server == {"u1": {"m1": 6}, "u2": {"m2": 1}, "u3": {"m3": 3}}
+    assert mem.notion_shares == pytest.approx({"u1": 12 / 28, "u2": 1 / 28, "u3": 12 / 28}, abs=1e-12)
+    assert mem.min_share == pytest.approx(1 / 28) and mem.error_ratio == 0.0
+
+
+def test_cmmf_weighted_and_its_json_key(capsys, tmp_path):
+    """A weight divides the resource share (w = 2: u3's CPU share is halved), and the
+    shares go to the result's ``resource_shares``; a scenario without the resource is a
+    one-line error naming it."""
+    spec = dict(FIG4, users=[*FIG4["users"][:2], {"id": "u3", "demand": [1, 4], "weight": 2}])
+    path = tmp_path / "fig4w.json"
+    build_scenario(**spec).write_json(path)
+    out = tmp_path / "r.json"
+    rc, _, err = cli(capsys, "run", "--scenario", path, "--policy", "cmmf-cpu", "--json", out)
+    assert rc == 0, err
+    doc = json.loads(out.read_text())
+    tasks = doc["tasks"]
+    assert doc["resource_shares"] == pytest.approx({"u1": tasks["u1"] / 21, "u2": 3 * tasks["u2"] / 21, "u3": tasks["u3"] / 42})
+    one = tmp_path / "one.json"
+    build_scenario(resources=["cpu"], servers=[("s1", [4])], users=[("u1", [1])]).write_json(one)
+    assert_one_line_error(*cli(capsys, "run", "--scenario", one, "--policy", "cmmf-mem")[::2], "cmmf-mem", "memory")
+
+
 def test_example8_rpsdsf_one_task_per_offer_in_every_order():
     """rPS-DSF, one task per offer: 19 + 2 / 2 + 19 in fixed order and in random orders."""
     for options in ({}, *({"offer_order": "random", "seed": s} for s in (1, 2, 3, 4))):

@@ -25,12 +25,14 @@ Readings we chose where the papers leave room (docs/explanation/papers.md, docs/
   (a residual at the end of a run means nothing).
 - Share levels (Ru et al. alg. 1, line 12) lift to several servers against the cluster's
   totals: the Lev-th largest of A_ir / C_r (DIGEST 3e.3); level 1 is the dominant share.
+- Wang et al.'s CMMF baselines ("CPU", "Mem": §VI-B, after Choosy) rank by the share of
+  one resource alone, A_ir / C_r, whatever a task takes of the others.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 import numpy as np
@@ -65,6 +67,10 @@ class FairnessNotion(ABC):
     def scores(self, ledger: AllocationLedger, server: int) -> np.ndarray:
         """What an offer of ``server`` ranks users by (lowest first)."""
         return self.shares(ledger)
+
+    def problem(self, resources: Sequence[str]) -> str | None:
+        """Why this notion cannot rank the users of a scenario with ``resources`` (None: it can)."""
+        return None
 
 
 class DominantShare(FairnessNotion):
@@ -158,6 +164,55 @@ class JobSlowdown(_UnitShare):
     result_key = "slowdowns"
     reference = "cdrf"
     constrained = True
+
+
+class ResourceShare(FairnessNotion):
+    """Constrained max-min fairness on one resource (CMMF: Ghodsi et al.'s Choosy, the
+    baselines "CPU" and "Mem" of Wang et al. §VI-B): a user's share of resource r,
+    A_ir / (C_r w_i), the other resources not looked at. Offered a server, the lowest
+    share it admits wins (policies/offers.py): Choosy's rule, a freed machine to the user
+    with the least allocation among those it can run. Wang et al. say only that their
+    "CPU" and "Mem" follow Choosy; our reading ranks by the share of the resource alone,
+    whatever the user's tasks take of the others, as a slot scheduler does with its one
+    resource. ``resource`` is an index: the scenario's first resource for "CPU" and its
+    second for "Mem" (cpu and memory in every generated scenario)."""
+
+    result_key = "resource_shares"
+    #: which of the scenario's resources (its index), and what a scenario's name for it is
+    resource: ClassVar[int]
+    resource_name: ClassVar[str]
+
+    def shares(self, ledger: AllocationLedger) -> np.ndarray:
+        total = float(ledger.total[self.resource])
+        if not len(ledger.user_ids):
+            return np.zeros(0)
+        used = ledger.usage()[:, self.resource]
+        return (used / total if total > 0 else np.zeros_like(used)) / ledger.weight
+
+    def problem(self, resources: Sequence[str]) -> str | None:
+        if len(resources) <= self.resource:
+            return f"{self.name} ranks users by their share of resource {self.resource + 1} ({self.resource_name}); the scenario has {len(resources)}"
+        return None
+
+
+class CpuShare(ResourceShare):
+    """CMMF with respect to the CPU share: Wang et al.'s "CPU" (§VI-B)."""
+
+    name = "cmmf-cpu"
+    share_name = "CPU share"
+    reference = "cmmf-cpu"
+    resource = 0
+    resource_name = "cpu"
+
+
+class MemoryShare(ResourceShare):
+    """CMMF with respect to the memory share: Wang et al.'s "Mem" (§VI-B)."""
+
+    name = "cmmf-mem"
+    share_name = "memory share"
+    reference = "cmmf-mem"
+    resource = 1
+    resource_name = "memory"
 
 
 class PerServerDominantShare(FairnessNotion):
@@ -295,7 +350,7 @@ class ClassShare(FairnessNotion):
 
 #: the notions by name (``shares`` of ``drf`` is the thesis's own figure)
 NOTIONS: dict[str, type[FairnessNotion]] = {
-    cls.name: cls for cls in (DominantShare, TaskShare, JobSlowdown, PerServerDominantShare, ResidualPerServerDominantShare, ClassShare)
+    cls.name: cls for cls in (DominantShare, TaskShare, JobSlowdown, PerServerDominantShare, ResidualPerServerDominantShare, ClassShare, CpuShare, MemoryShare)
 }
 
 

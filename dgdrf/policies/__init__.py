@@ -8,11 +8,11 @@ from dgdrf.policies.centralized import CentralizedDRF, CentralizedDRFBestFit, Ce
 from dgdrf.policies.ddrf import DdrfGradient, DdrfRandom
 from dgdrf.policies.dgdrf import DGDRF, DGTSF, PDGDRF, PDGTSF
 from dgdrf.policies.dpsdsf import DPSDSF
-from dgdrf.policies.offers import CDRF, PSDSF, RPSDSF, TSF
+from dgdrf.policies.offers import CDRF, PSDSF, RPSDSF, TSF, CMMFCpu, CMMFMemory
 from dgdrf.policies.probes import Probes
 
 POLICIES: dict[str, type[Policy]] = {
-    cls.name: cls for cls in (CentralizedDRF, CentralizedDRFBestFit, CentralizedFIFO, Probes, DdrfRandom, DdrfGradient, DGDRF, PDGDRF, DGTSF, PDGTSF, DPSDSF, TSF, CDRF, PSDSF, RPSDSF, CentralizedUDRF)
+    cls.name: cls for cls in (CentralizedDRF, CentralizedDRFBestFit, CentralizedFIFO, Probes, DdrfRandom, DdrfGradient, DGDRF, PDGDRF, DGTSF, PDGTSF, DPSDSF, TSF, CDRF, PSDSF, RPSDSF, CMMFCpu, CMMFMemory, CentralizedUDRF)
 }
 
 

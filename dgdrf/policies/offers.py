@@ -1,5 +1,7 @@
 """Server offers: the centralized mechanism of Kesidis et al. (PS-DSF, §4) and of Wang et
-al.'s online TSF (§V-D), beside the thesis's user-driven one (policies/centralized.py).
+al.'s online TSF (§V-D), and of the CMMF baselines of their §VI-B (Choosy: a freed
+machine to the user of least allocation it admits), beside the thesis's user-driven one
+(policies/centralized.py).
 
 User-driven DRF picks the user first (the lowest share) and then a server (first fit).
 Here the server comes first: a round offers every server once, in id order (or, with
@@ -140,3 +142,15 @@ class RPSDSF(_ServerOffers):
     name = "rpsdsf"
     description = "server offers to the lowest per-server dominant share on the offered server's residual (Kesidis et al. §4)"
     notion_name = "rpsdsf"
+
+
+class CMMFCpu(_ServerOffers):
+    name = "cmmf-cpu"
+    description = "server offers to the lowest CPU share, constrained max-min on one resource (Choosy; Wang et al. §VI-B's CPU)"
+    notion_name = "cmmf-cpu"
+
+
+class CMMFMemory(_ServerOffers):
+    name = "cmmf-mem"
+    description = "server offers to the lowest memory share, constrained max-min on one resource (Choosy; Wang et al. §VI-B's Mem)"
+    notion_name = "cmmf-mem"
