@@ -25,7 +25,13 @@ def load(relative: str) -> ModuleType:
     return module
 
 
-def committed_raw(page_script: ModuleType) -> Any:
+def committed_raw(page_script: ModuleType, name: str | None = None) -> Any:
     """The raw figures a paper's page script (bench/papers/*.py, with its ``NAME``) committed
-    beside its page: bench/results/papers/NAME.json, as json reads it back."""
-    return json.loads((ROOT / "bench" / "results" / "papers" / f"{page_script.NAME}.json").read_text(encoding="utf-8"))
+    beside its page: bench/results/papers/NAME.json, as json reads it back (``name``: one
+    of the pages of a script that makes several, its ``NAMES``)."""
+    return json.loads((ROOT / "bench" / "results" / "papers" / f"{name or page_script.NAME}.json").read_text(encoding="utf-8"))
+
+
+def page_names(page_script: ModuleType) -> tuple[str, ...]:
+    """Every page a paper's script makes: its ``NAMES``, or its one ``NAME``."""
+    return tuple(getattr(page_script, "NAMES", (page_script.NAME,)))
