@@ -34,8 +34,9 @@ NO_LIMIT_S = 1e9
 
 def static(scenario: Scenario) -> bool:
     """Whether the papers' properties apply to the final allocation: every user one demand
-    (one job), and no task ends (the allocation is the run's outcome, not a moment of it)."""
-    return not scenario.finishing and all(len(u.job_list) == 1 for u in scenario.users)
+    (one job, not a job of parts: an instance's bundle is no one task type), and no task
+    ends (the allocation is the run's outcome, not a moment of it)."""
+    return not scenario.finishing and not scenario.gangs and all(len(u.job_list) == 1 for u in scenario.users)
 
 
 def run_audit(scenario: Scenario, ledger: AllocationLedger) -> dict[str, Any] | None:

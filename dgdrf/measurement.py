@@ -65,6 +65,8 @@ class RunResult:
     #: per finite job: user, job, arrival, first_start, finish (seconds from the start of
     #: allocation; None if it did not happen), tasks, jct (finish - arrival)
     jobs: list[dict[str, Any]] | None = None
+    #: per user, per job of parts (a gang): its instances that ran whole (model/gangs.py)
+    instances: dict[str, dict[str, int]] | None = None
     #: when the last task of the finite jobs ended (seconds from the start of allocation)
     makespan: float | None = None
     #: job completion times: mean, p50, p95, p99, max (of the jobs that finished)
@@ -136,7 +138,7 @@ class RunResult:
 
 #: result keys left out of the JSON when None (they describe what the thesis's world has not)
 OPTIONAL_KEYS = (
-    "churn", "jobs", "makespan", "jct_s", "queueing_delay_s", "unfinished_tasks", "unrunnable_jobs", "withdrawn_jobs", "time_avg_shares", "jain_time_avg", "gini_time_avg",
+    "churn", "jobs", "instances", "makespan", "jct_s", "queueing_delay_s", "unfinished_tasks", "unrunnable_jobs", "withdrawn_jobs", "time_avg_shares", "jain_time_avg", "gini_time_avg",
     "min_time_avg_share", "sharing_over_time", "envy_over_time", "samples", "weights", "time_scale", "fairness", "notion_shares", "per_server", "audit",
 )  # fmt: skip
 
@@ -168,6 +170,8 @@ def job_measures(collector: Collector, end: float) -> dict[str, Any]:
         out["queueing_delay_s"] = summary(collector.jobs.queueing_delays())
         unfinished = dict(collector.jobs.unfinished())
         out["unfinished_tasks"] = unfinished or None
+    if scenario.gangs:
+        out["instances"] = collector.jobs.instance_counts()
     if collector.jobs.specs:
         out["unrunnable_jobs"] = collector.jobs.unrunnable_records()
         if collector.jobs.users_down:

@@ -49,7 +49,7 @@ from dgdrf.nodes.stop_rules import STOP_REASONS as STOP_REASONS, StopRules
 from dgdrf.nodes.user import User, UserJobs
 from dgdrf.model.workload import Durations
 from dgdrf.options import declared
-from dgdrf.policies import PolicyOptions, make_policy
+from dgdrf.policies import POLICIES, PolicyOptions, make_policy
 from dgdrf.policies.base import Policy
 from dgdrf.runtime import roles
 from dgdrf.runtime.actor import Actor
@@ -246,6 +246,12 @@ def deploy(scenario: Scenario, config: RunConfig) -> Deployment:
     problem = policy.fairness().problem(scenario.resources)
     if problem is not None:
         raise ConfigError(f"policy: {problem}")
+    if scenario.gangs:
+        if not policy.gangs:
+            able = ", ".join(name for name, cls in POLICIES.items() if cls.gangs)
+            raise ConfigError(f"policy: {config.policy} cannot place jobs of parts (gangs) whole; policies that can: {able}")
+        if config.churn_departures or config.churn_joins:
+            raise ConfigError("churn_departures/churn_joins: a scenario with jobs of parts (gangs) runs without churn (a part lost with its server is not yet taken back with its instance)")
     return Deployment(scenario, config, policy)
 
 
@@ -286,24 +292,26 @@ class World:
 
     @property
     def departing(self) -> str:
-        return "a server"
+        return "a server" if not self.scenario.gangs else "anyone (with jobs of parts, no server departs)"
 
     @property
     def crashing(self) -> str:
-        return "a server or a user"
+        return "a server or a user" if not self.scenario.gangs else "a user (with jobs of parts, no server crashes)"
 
     def departable(self) -> list[str]:
         """The scenario's servers: those churn picks its departures among. The gateway
         and the bootstrap are single points whose loss ends a network run with a named
         reason, not one that goes on; users may crash (:meth:`crashable`), but a churn of
-        users leaving is not modelled."""
-        return [s.id for s in self.scenario.servers]
+        users leaving is not modelled. None with jobs of parts: a task lost with its
+        server is not yet taken back with the rest of its instance."""
+        return [s.id for s in self.scenario.servers] if not self.scenario.gangs else []
 
     def crashable(self) -> list[str]:
         """The members a :class:`Crash` may take: every server (those that joined too)
         and every user. A user that crashes competes no more; what it had not started is
-        withdrawn, and its tasks that run, run on (:meth:`Collector.retire_users`)."""
-        return [*self.server_ids(), *(u.id for u in self.scenario.users)]
+        withdrawn, and its tasks that run, run on (:meth:`Collector.retire_users`). With
+        jobs of parts only users (:meth:`departable`)."""
+        return [*(self.server_ids() if not self.scenario.gangs else ()), *(u.id for u in self.scenario.users)]
 
     def server_ids(self) -> list[str]:
         """Every server of the run: the scenario's, then those that joined."""

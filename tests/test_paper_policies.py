@@ -162,17 +162,19 @@ def test_bad_share_levels(capsys, tmp_path):
 
 
 def test_udrf_online_is_work_conserving(capsys, tmp_path):
-    """Tahir et al.'s online rule (fig. 5) on ORACLES.md example 12 (u2's task pair as two
-    job streams): the lowest tenant's share over machine classes goes first; it is work
-    conserving, so u1's job1 grows to all of hadoop, 56 tasks (the offline rule freezes it
-    at 28: dgdrf oracle --notion udrf, tested in tests/test_udrf_oracle.py)."""
+    """Tahir et al.'s online rule (fig. 5) on ORACLES.md example 12, u2's task pair one job
+    of two parts placed whole: the lowest tenant's share over machine classes goes first;
+    u2 runs 8 whole jobs and u3 10 (the paper's fig. 4); it is work conserving, so u1's
+    job1 grows to all of hadoop, 56 tasks (the offline rule freezes it at 28: dgdrf oracle
+    --notion udrf, which gives example 12 exactly)."""
     from dgdrf.config import load_scenario
 
     scenario = load_scenario("configs/tahir-example12.toml")
-    assert [u.tenant for u in scenario.users] == ["u1", "u1", "u2", "u2", "", ""]
+    assert [u.tenant for u in scenario.users] == ["u1", "u1", "", "", ""] and scenario.gangs
     r = run_emulation(scenario, RunConfig(policy="udrf", per_server=True))
     assert r.stop_reason == "saturated" and r.invariant_violations == [] and r.error_ratio == 0.0
     assert r.per_server["u1-job1"] == {"hadoop": 56} and r.tasks["u1-job2"] == 8
+    assert r.instances == {"u2": {"job": 8}} and r.per_server["u2"] == {"standard": 8, "public-ip": 8} and r.tasks["u3"] == 10
     # a stream's share is its tenant's: max over (class, resource) of the tenant's use / capacity
     assert r.notion_shares["u1-job1"] == r.notion_shares["u1-job2"] == 1.0  # hadoop full
     assert r.notion_shares["u4"] == 1.0 and r.fairness == "udrf"
@@ -181,6 +183,7 @@ def test_udrf_online_is_work_conserving(capsys, tmp_path):
     assert rc == 0, err
     doc = json.loads(out.read_text())
     assert doc["jobs"]["u1"] == {"u1-job1": 28, "u1-job2": 8}  # a tenant's streams are one UDRF user's jobs
+    assert doc["jobs"]["u2"] == {"job": 8} and doc["jobs"]["u3"] == {"main": 10} and doc["jobs"]["u4"] == {"main": 8}  # example 12, exactly
 
 
 def test_tenant_round_trips_and_bad_tenants(capsys, tmp_path):

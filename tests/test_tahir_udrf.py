@@ -31,11 +31,11 @@ def test_the_drf_bundle_wastes_hadoop():
     assert udrf_page.pareto_gain(INSTANCE, udrf_drf_baseline(udrf_page.INSTANCE).jobs)["gain"] == 48  # 56 - 8 runs of job1
 
 
-def test_a_job_of_two_streams_runs_as_often_as_its_least_run_stream():
-    tasks = {"u1-job1": 56, "u1-job2": 8, "u2-task1": 8, "u2-task2": 16, "u3": 8, "u4": 8}
-    jobs = udrf_page.online_jobs(tasks)
+def test_a_job_of_parts_runs_as_often_as_its_whole_instances():
+    tasks = {"u1-job1": 56, "u1-job2": 8, "u2": 16, "u3": 8, "u4": 8}
+    jobs = udrf_page.online_jobs(tasks, {"u2": {"job": 8}})
     assert jobs == {"u1": {"job1": 56, "job2": 8}, "u2": {"job": 8}, "u3": {"job": 8}, "u4": {"job": 8}}
-    assert udrf_page.pareto_gain(INSTANCE, jobs)["gain"] == 2  # u2's 8 extra task2 hold what u3 could run twice more in
+    assert udrf_page.pareto_gain(INSTANCE, jobs)["gain"] == 2  # u3 could run twice more in public-IP
 
 
 def test_the_committed_page_judges_thm1_from_the_allocation():

@@ -216,7 +216,7 @@ def test_a_frame_with_too_many_or_too_few_fields_is_refused_naming_the_range():
 
     from dgdrf.errors import DecodeError
 
-    with pytest.raises(DecodeError, match=r"TaskRequest frame has 3 fields, expected 4 to 11"):
+    with pytest.raises(DecodeError, match=r"TaskRequest frame has 3 fields, expected 4 to 15"):
         decode_checked(msgpack.packb([3, "u", 1, [1.0]]))
     with pytest.raises(DecodeError, match=r"TaskRequest.weight must be"):
         decode_checked(msgpack.packb([3, "u", 1, [1.0], 0.0, "heavy"]))

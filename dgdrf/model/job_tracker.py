@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from dgdrf.model.scenario import Scenario, UserSpec
-from dgdrf.model.workload import JobSpec, TaskRef, UserWorkload, arrival_time
+from dgdrf.model.workload import JobSpec, Part, TaskRef, UserWorkload, arrival_time
 
 
 @dataclass
@@ -36,6 +36,21 @@ class RunningTask:
     ref: TaskRef
     server: str
     started: float
+
+
+@dataclass
+class _Instance:
+    """An instance of a job of parts (model/gangs.py), taken under task ids base ..
+    base + size - 1: which of its tasks started (where, when) and ended."""
+
+    ref: TaskRef
+    parts: tuple[Part, ...]  # the part of each of its tasks, in task order
+    started: dict[int, tuple[str, float]]
+    ended: set[int]
+
+    @property
+    def size(self) -> int:
+        return len(self.parts)
 
 
 @dataclass
@@ -74,6 +89,11 @@ class JobTracker:
         #: went down (:meth:`withdraw`), and those users
         self.withdrawn: dict[tuple[str, int], tuple[str, float]] = {}
         self.users_down: set[str] = set()
+        #: instances of jobs of parts, by (user, first task id), and each task of one: its
+        #: (user, task id) -> (user, first task id), the task's place in the instance
+        self.instances: dict[tuple[str, int], _Instance] = {}
+        self._member: dict[tuple[str, int], tuple[tuple[str, int], int]] = {}
+        self._in_flight: set[tuple[str, int]] = set()  # instances with some tasks started, not all
         #: whether no server up can run a job (the owner's knowledge of the servers; None:
         #: every job can run, as the scenario's servers all can)
         self.unrunnable: Callable[[JobSpec], bool] | None = None
@@ -117,13 +137,14 @@ class JobTracker:
             return out
         for state in work.jobs:
             n = state.pending()
-            if n:
-                key = tuple(state.spec.demand)
-                out[key] = out.get(key, 0) + n
+            for part in state.spec.part_list if n else ():  # an instance waits with all its tasks
+                key = tuple(part.demand)
+                out[key] = out.get(key, 0) + n * part.count
         for (u, _), ref in self.taken.items():
             if u == user:
-                key = tuple(work.specs[ref.job].demand)
-                out[key] = out.get(key, 0) + 1
+                for part in work.specs[ref.job].part_list:
+                    key = tuple(part.demand)
+                    out[key] = out.get(key, 0) + part.count
         return out
 
     # -- reports --------------------------------------------------------------------------
@@ -141,12 +162,30 @@ class JobTracker:
         work.take_ref(ref)
         self.taken[(user, task_id)] = ref
         self.current[user] = task_id
+        spec = work.specs[job]
+        if spec.gang:
+            parts = tuple(p for p in spec.parts for _ in range(p.count))
+            self.instances[(user, task_id)] = _Instance(ref, parts, {}, set())
+            for k in range(len(parts)):
+                self._member[(user, task_id + k)] = ((user, task_id), k)
+
+    def instance_started(self, user: str, task_id: int) -> bool:
+        """Whether some task of the instance ``task_id`` belongs to has started."""
+        m = self._member.get((user, task_id))
+        return m is not None and bool(self.instances[m[0]].started)
+
+    def part_of(self, user: str, task_id: int) -> Part | None:
+        """The part a task of an instance belongs to (None: not a task of an instance)."""
+        m = self._member.get((user, task_id))
+        return None if m is None else self.instances[m[0]].parts[m[1]]
 
     def started(self, user: str, task_id: int, server: str, time: float) -> TaskRef | None:
         """Task ``task_id`` of ``user`` started on ``server``; its reference (None: not a
         tracked task, or one started already)."""
         if (user, task_id) in self.running or user not in self.work:
             return None
+        if (user, task_id) in self._member:
+            return self._part_started(user, task_id, server, time)
         ref = self.taken.pop((user, task_id), None)
         if ref is None:
             # its "submitted" report has not come (a network's reports from different
@@ -164,12 +203,69 @@ class JobTracker:
         self.task_start[(user, ref.job, ref.index)] = time
         return ref
 
+    def _part_started(self, user: str, task_id: int, server: str, time: float) -> TaskRef | None:
+        """A task of an instance started; the instance starts with its last task."""
+        base, k = self._member[(user, task_id)]
+        inst = self.instances[base]
+        if k in inst.started:
+            return None
+        if not inst.started:  # its first task: the instance is no longer only taken
+            self.taken.pop(base, None)
+            if self.current.get(user) == base[1]:
+                del self.current[user]
+            self._in_flight.add(base)
+        inst.started[k] = (server, time)
+        ref = inst.ref
+        self.running[(user, task_id)] = RunningTask(ref, server, time)
+        self._finishing += self.work[user].specs[ref.job].finishing
+        if len(inst.started) == inst.size:
+            self._in_flight.discard(base)
+            t = self.times.setdefault((user, ref.job), _JobTimes())
+            if t.first_start is None:
+                t.first_start = time
+            self.task_start[(user, ref.job, ref.index)] = time
+        return ref
+
+    def instances_in_flight(self) -> bool:
+        """Whether some instance has started some of its tasks and not yet all: the rest
+        are on their way (ordered in the same decision), so the run is not over."""
+        return bool(self._in_flight)
+
+    def instance_counts(self) -> dict[str, dict[str, int]]:
+        """Per user, per job of parts: its instances that ran whole (every task started)."""
+        out: dict[str, dict[str, int]] = {}
+        for (user, _), inst in self.instances.items():
+            spec = self.work[user].specs[inst.ref.job]
+            jobs = out.setdefault(user, {})
+            jobs[spec.id] = jobs.get(spec.id, 0) + (len(inst.started) == inst.size)
+        return out
+
+    def partial_instances(self) -> list[str]:
+        """The instances that run now with some of their tasks and not all (at the end of
+        a run: a gang held in part)."""
+        out = []
+        for (user, base), inst in self.instances.items():
+            running = len(inst.started) - len(inst.ended)
+            if 0 < len(inst.started) < inst.size and running > 0:
+                spec = self.work[user].specs[inst.ref.job]
+                out.append(f"instance {inst.ref.index} of job {spec.id!r} of {user} (tasks {base}-{base + inst.size - 1}) runs {running} of its {inst.size} tasks")
+        return out
+
     def finished(self, user: str, task_id: int, time: float) -> tuple[RunningTask | None, str | None]:
         """Task ``task_id`` of ``user`` ended: what ran, and what is wrong if anything."""
         r = self.running.pop((user, task_id), None)
         if r is None:
             return None, f"task {task_id} of {user} ended but was not running (freed twice, or never started)"
         self._finishing -= self.work[user].specs[r.ref.job].finishing
+        member = self._member.get((user, task_id))
+        if member is not None:
+            inst = self.instances[member[0]]
+            inst.ended.add(member[1])
+            if len(inst.started) < inst.size:
+                spec = self.work[user].specs[r.ref.job]
+                return r, f"instance {r.ref.index} of job {spec.id!r} of {user} ran with a part missing: task {task_id} ended before all {inst.size} of its tasks started"
+            if len(inst.ended) < inst.size:
+                return r, None  # the instance ends with its last task
         key = (user, r.ref.job, r.ref.index)
         t = self.times.setdefault((user, r.ref.job), _JobTimes())
         t.finished += 1

@@ -36,7 +36,9 @@ from typing import Any
 import numpy as np
 
 from dgdrf.model.constraints import UNCONSTRAINED, Constraint
+from dgdrf.model.gangs import PartSlots, pack
 from dgdrf.model.resources import FIT_TOLERANCE, SHARE_TIE_TOLERANCE, natural_key
+from dgdrf.model.workload import Part
 
 #: Rows (or columns) a buffer starts with; it doubles whenever it is full.
 _MIN_ROOM = 16
@@ -93,6 +95,12 @@ class AllocationLedger:
         self.tenants: dict[int, str] = {}  # user -> tenant, for users that are a tenant's job stream
         #: users whose running tasks have more than one demand: demand -> how many run
         self._by_demand: dict[int, dict[tuple[float, ...], int]] = {}
+        #: ... and what each of those users holds on each server (servers x resources)
+        self._mixed_use: dict[int, np.ndarray] = {}
+        #: users whose next task is an instance of a job of parts (model/gangs.py): its
+        #: parts, and where first fit puts the whole instance now (None: it fits nowhere)
+        self._gangs: dict[int, tuple[Part, ...]] = {}
+        self._gang_slots: dict[int, list[int] | None] = {}
         self._weighted = False  # some user's weight is not 1
         self._retired: set[int] = set()  # servers that left (retire)
         #: each retired server's capacity when it left: the cluster totals keep counting it
@@ -205,6 +213,8 @@ class AllocationLedger:
         self._server_keys.insert(pos, key)
         self._order_list.insert(pos, idx)
         self._order = None
+        if self._gangs:
+            self._refresh_gangs()
         return idx
 
     def add_user(self, user_id: str, demand: Sequence[float], weight: float = 1.0, constraint: Constraint = UNCONSTRAINED) -> int:
@@ -257,11 +267,60 @@ class AllocationLedger:
         return self._constraints[user].admits(self.server_ids[server], self._attributes[server])
 
     def _refresh_row(self, user: int) -> None:
+        if user in self._gangs:
+            self._refresh_gang(user)
+            return
         row = np.all(self.demand[user] <= self.capacity - self.used + self._slack, axis=1)
         if self._elig is not None:
             row &= self._elig[user]
         self.fit[user] = row
         self._fit_count[user] = np.count_nonzero(row)
+
+    # -- instances of jobs of parts (model/gangs.py) ----------------------------------------
+    def set_gang(self, user: int, parts: Sequence[Part] | None) -> None:
+        """User ``user``'s next task is an instance of ``parts`` (None: a plain task, as
+        :meth:`set_task` says). Its fit row then holds one server, the first task's, where
+        the whole instance fits (first fit: :func:`~dgdrf.model.gangs.pack`), and none
+        when it fits nowhere: every selector's "fits" and "first fit" mean the whole
+        instance. Set its row's demand and constraint to the first part's first."""
+        parts = tuple(parts) if parts else None
+        if parts == self._gangs.get(user):
+            return
+        if parts is None:
+            self._gangs.pop(user, None)
+            self._gang_slots.pop(user, None)
+        else:
+            self._gangs[user] = parts
+        self._row_changed(user)
+        self._refresh_row(user)
+
+    def gang_of(self, user: int) -> tuple[Part, ...] | None:
+        """The parts of ``user``'s next instance (None: a plain task)."""
+        return self._gangs.get(user)
+
+    def gang_slots(self, user: int) -> list[int] | None:
+        """Where the whole of ``user``'s next instance goes now, one server a task (parts
+        in order, each part's tasks in a row); None when it fits nowhere."""
+        return self._gang_slots.get(user)
+
+    def _refresh_gang(self, user: int) -> None:
+        slots = None
+        if user not in self._idle and len(self.server_ids):
+            banned = np.zeros(len(self.server_ids), dtype=bool)
+            for u, s in self._excluded:
+                if u == user:
+                    banned[s] = True
+            parts = [PartSlots(np.asarray(p.demand, dtype=np.float64), p.count, self._admit_row(p.constraint) & ~banned) for p in self._gangs[user]]
+            slots = pack(self.capacity - self.used, self.capacity, self.order, parts)
+        self._gang_slots[user] = slots
+        self.fit[user] = False
+        if slots is not None:
+            self.fit[user, slots[0]] = True
+        self._fit_count[user] = int(slots is not None)
+
+    def _refresh_gangs(self) -> None:
+        for user in self._gangs:
+            self._refresh_gang(user)
 
     def set_weight(self, user: int, weight: float) -> None:
         """User ``user``'s weight w_i: its share counts as G_i / w_i."""
@@ -414,6 +473,20 @@ class AllocationLedger:
         """G_i of a user whose running tasks have several demands: the sum of theirs."""
         return float(sum(n * self.dominant_share(d) for d, n in self._by_demand[user].items() if n))
 
+    def mixed_use(self) -> dict[int, np.ndarray]:
+        """The users whose running tasks differ in demand (jobs of several demands, the
+        parts of an instance), each with what it holds on each server (servers x
+        resources); every other user holds ``placed`` x its ``demand``."""
+        return {u: self._held_by(u) for u in self._mixed_use}
+
+    def _held_by(self, user: int) -> np.ndarray:
+        """What a user of :meth:`mixed_use` holds per server (grown as servers join)."""
+        held = self._mixed_use[user]
+        n = len(self.server_ids)
+        if len(held) < n:
+            held = self._mixed_use[user] = np.vstack([held, np.zeros((n - len(held), self.m))])
+        return held
+
     def usage(self) -> np.ndarray:
         """users x resources: what each user's running tasks hold, A_ir summed over servers."""
         use = self.tasks[:, None] * self.demand
@@ -511,6 +584,7 @@ class AllocationLedger:
         if user in self._by_demand:
             key = tuple(d.tolist())
             self._by_demand[user][key] = self._by_demand[user].get(key, 0) + 1
+            self._held_by(user)[server] += d
         self._refresh_column(server)
         return True
 
@@ -534,6 +608,7 @@ class AllocationLedger:
                 self._by_demand[user][key] = left
             else:
                 self._by_demand[user].pop(key, None)
+            self._held_by(user)[server] -= d
         self._refresh_column(server)
 
     def _task_demand(self, user: int, demand: Sequence[float] | None) -> np.ndarray:
@@ -551,6 +626,7 @@ class AllocationLedger:
         to have, more than one), starting with those of its next task's demand."""
         if user not in self._by_demand:
             self._by_demand[user] = {tuple(self.demand[user].tolist()): int(self.tasks[user])} if self.tasks[user] else {}
+            self._mixed_use[user] = self.placed[user][:, None] * self.demand[user][None, :]
             self._shares_stale = True
 
     def retire(self, server: int) -> None:
@@ -566,6 +642,8 @@ class AllocationLedger:
         self._slack[server] = 0.0  # for good: not even the fit tolerance is left
         self._fit_count -= self.fit[:, server]
         self.fit[:, server] = False
+        if self._gangs:
+            self._refresh_gangs()
 
     def over_capacity(self, server: int) -> bool:
         return bool(np.any(self.used[server] > self.capacity[server] + self._slack[server]))
@@ -578,3 +656,5 @@ class AllocationLedger:
         self._fit_count -= self.fit[:, server]
         self._fit_count += col
         self.fit[:, server] = col
+        if self._gangs:
+            self._refresh_gangs()

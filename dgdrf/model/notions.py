@@ -321,12 +321,22 @@ class ClassShare(FairnessNotion):
             self._capacity, self._key = cap, n
         return self._class_of, self._capacity
 
+    def _class_use(self, ledger: AllocationLedger, class_of: np.ndarray, classes: int) -> np.ndarray:
+        """users x classes x resources: what each user holds in each class (exact for a
+        user whose running tasks differ in demand: an instance's parts, jobs of several)."""
+        per_class = np.zeros((len(ledger.user_ids), classes))
+        np.add.at(per_class.T, class_of, ledger.placed.T)  # tasks per (user, class)
+        use = per_class[:, :, None] * ledger.demand[:, None, :]
+        for u, held in ledger.mixed_use().items():
+            exact = np.zeros((classes, ledger.m))
+            np.add.at(exact, class_of, held)
+            use[u] = exact
+        return use
+
     def own(self, ledger: AllocationLedger) -> np.ndarray:
         """Per user (job stream): max over (class, resource) of its own use / capacity."""
         class_of, cap = self._classes(ledger)
-        per_class = np.zeros((len(ledger.user_ids), len(cap)))
-        np.add.at(per_class.T, class_of, ledger.placed.T)  # tasks per (user, class)
-        use = per_class[:, :, None] * ledger.demand[:, None, :]
+        use = self._class_use(ledger, class_of, len(cap))
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(cap[None] > 0, use / np.where(cap[None] > 0, cap[None], 1.0), 0.0)
         return ratio.reshape(len(ledger.user_ids), -1).max(axis=1) if len(ledger.user_ids) else np.zeros(0)
@@ -339,10 +349,8 @@ class ClassShare(FairnessNotion):
         tenants = [ledger.tenant_of(u) for u in range(n)]
         names = list(dict.fromkeys(tenants))
         index = np.array([names.index(t) for t in tenants], dtype=np.int64)
-        per_class = np.zeros((n, len(cap)))
-        np.add.at(per_class.T, class_of, ledger.placed.T)
         use = np.zeros((len(names), len(cap), ledger.m))
-        np.add.at(use, index, per_class[:, :, None] * ledger.demand[:, None, :])
+        np.add.at(use, index, self._class_use(ledger, class_of, len(cap)))
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(cap[None] > 0, use / np.where(cap[None] > 0, cap[None], 1.0), 0.0)
         return ratio.reshape(len(names), -1).max(axis=1)[index] / ledger.weight

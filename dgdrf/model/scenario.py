@@ -42,8 +42,9 @@ import numpy as np
 from dgdrf.errors import ScenarioError
 from dgdrf.model.constraints import UNCONSTRAINED, Constraint, ConstraintError, Scalar, parse_attributes, parse_constraint
 from dgdrf.model.distributions import DistributionError, parse_duration
-from dgdrf.model.resources import fit_mask
-from dgdrf.model.workload import MAIN_JOB, JobSpec, job_order
+from dgdrf.model.gangs import PartSlots, pack
+from dgdrf.model.resources import fit_mask, natural_key
+from dgdrf.model.workload import MAIN_JOB, JobSpec, Part, job_order
 
 #: Upper bounds that keep virtual time (integer microseconds) far from overflow.
 MAX_SECONDS = 1e9
@@ -57,6 +58,8 @@ SCENARIO_KEYS = ("resources", "servers", "users", "generate", "name", "descripti
 #: message's list bound in network mode)
 MAX_TASKS = 10**9
 MAX_ELIGIBLE = 4096
+#: tasks in one instance of a job of parts (a gang): its parts travel in one request
+MAX_INSTANCE_TASKS = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +154,11 @@ class Scenario:
         return any(j.finite for u in self.users for j in u.jobs)
 
     @property
+    def gangs(self) -> bool:
+        """Some job runs as instances of parts, all or nothing (model/gangs.py)."""
+        return any(j.gang for u in self.users for j in u.jobs)
+
+    @property
     def finishing(self) -> bool:
         """Some job's tasks finish, so capacity comes back during the run."""
         return any(j.finishing for u in self.users for j in u.jobs)
@@ -184,13 +192,18 @@ class Scenario:
 
 
 def _job_to_dict(job: JobSpec) -> dict[str, Any]:
-    doc: dict[str, Any] = {"id": job.id, "demand": list(job.demand)}
+    doc: dict[str, Any] = {"id": job.id}
+    if job.parts:
+        doc["parts"] = [{"demand": list(p.demand), "count": p.count, **p.constraint.to_json()} for p in job.parts]
+    else:
+        doc["demand"] = list(job.demand)
     if job.tasks is not None:
         doc["tasks"] = job.tasks
     if job.duration is not None:
         doc["duration"] = job.duration.to_json()
     doc["arrival"] = job.arrival
-    doc.update(job.constraint.to_json())
+    if not job.parts:
+        doc.update(job.constraint.to_json())
     return doc
 
 
@@ -282,7 +295,8 @@ def _parse_server(entry: Any, index: int, m: int, fail) -> ServerSpec:
 #: the fields of a short-form user besides id and demand, and of a user with jobs; of a job
 _SHORT_FIELDS = ("weight", "eligible", "requires", "tenant")
 _JOBS_FIELDS = ("jobs", "weight", "tenant")
-_JOB_FIELDS = ("id", "demand", "tasks", "duration", "arrival", "eligible", "requires")
+_JOB_FIELDS = ("id", "demand", "parts", "gang", "tasks", "duration", "arrival", "eligible", "requires")
+_PART_FIELDS = ("demand", "count", "eligible", "requires")
 
 
 def _parse_user(entry: Any, index: int, m: int, servers: list[str], fail) -> UserSpec:
@@ -352,9 +366,20 @@ def _parse_job(entry: Any, where: str, who: str, m: int, servers: list[str], fai
             raise fail(f"{where}.{k}", f"{who}: unknown field of a job (expected {', '.join(_JOB_FIELDS)})")
     ident = _parse_id(entry, where, fail)
     who = f"{who} job {ident!r}"
-    demand = _parse_vector(entry, where, "demand", m, fail)
-    if not any(x > 0 for x in demand):
-        raise fail(f"{where}.demand", f"{who} demands nothing; at least one resource must be positive")
+    parts: tuple[Part, ...] = ()
+    if "parts" in entry:
+        if "demand" in entry:
+            raise fail(f"{where}.parts", f"{who}: give either demand or parts, not both")
+        for k in ("eligible", "requires", "gang"):
+            if k in entry:
+                why = "a job of parts runs as a gang already" if k == "gang" else "a job of parts gives each part its own eligible and requires"
+                raise fail(f"{where}.{k}", f"{who}: {why}")
+        parts = _parse_parts(entry["parts"], where, who, m, servers, fail)
+        demand = parts[0].demand
+    else:
+        demand = _parse_vector(entry, where, "demand", m, fail)
+        if not any(x > 0 for x in demand):
+            raise fail(f"{where}.demand", f"{who} demands nothing; at least one resource must be positive")
     tasks = entry.get("tasks")
     if tasks is not None and (isinstance(tasks, bool) or not isinstance(tasks, int) or not 0 < tasks <= MAX_TASKS):
         raise fail(f"{where}.tasks", f"{who}: must be a positive integer (at most {MAX_TASKS:g}), or left out for an endless job, got {tasks!r}"[:200])
@@ -369,8 +394,40 @@ def _parse_job(entry: Any, where: str, who: str, m: int, servers: list[str], fai
     arrival = entry.get("arrival", 0.0)
     if isinstance(arrival, bool) or not isinstance(arrival, (int, float)) or not math.isfinite(arrival) or not 0 <= arrival <= MAX_SECONDS:
         raise fail(f"{where}.arrival", f"{who}: must be seconds >= 0 (at most {MAX_SECONDS:g}), got {arrival!r}"[:200])
-    constraint = _parse_constraint(entry, where, who, servers, fail)
-    return JobSpec(ident, demand, tasks, duration, float(arrival), constraint)
+    constraint = parts[0].constraint if parts else _parse_constraint(entry, where, who, servers, fail)
+    gang = entry.get("gang", False)
+    if not isinstance(gang, bool):
+        raise fail(f"{where}.gang", f"{who}: must be true or false, got {gang!r}"[:200])
+    if gang:  # its tasks are one instance: all start together
+        if tasks is None or tasks > MAX_INSTANCE_TASKS:
+            raise fail(f"{where}.gang", f"{who}: a gang needs its number of tasks (at most {MAX_INSTANCE_TASKS}, all started together), got {tasks!r}")
+        parts, tasks = (Part(demand, tasks, constraint),), 1
+    return JobSpec(ident, demand, tasks, duration, float(arrival), constraint, parts)
+
+
+def _parse_parts(raw: Any, where: str, who: str, m: int, servers: list[str], fail) -> tuple[Part, ...]:
+    """A job's ``parts``: a non-empty list of {demand, count (default 1), eligible?, requires?},
+    at most ``MAX_INSTANCE_TASKS`` tasks in all."""
+    if not isinstance(raw, list) or not raw:
+        raise fail(f"{where}.parts", f"{who}: must be a non-empty list of parts ({{demand, count, eligible, requires}}), got {raw!r}"[:200])
+    parts = []
+    for p, entry in enumerate(raw):
+        at = f"{where}.parts[{p}]"
+        if not isinstance(entry, Mapping):
+            raise fail(at, f"{who}: a part must be a table with demand and count, got {entry!r}"[:200])
+        for k in entry:
+            if k not in _PART_FIELDS:
+                raise fail(f"{at}.{k}", f"{who}: unknown field of a part (expected {', '.join(_PART_FIELDS)})")
+        demand = _parse_vector(entry, at, "demand", m, fail)
+        if not any(x > 0 for x in demand):
+            raise fail(f"{at}.demand", f"{who} part {p} demands nothing; at least one resource must be positive")
+        count = entry.get("count", 1)
+        if isinstance(count, bool) or not isinstance(count, int) or not 0 < count <= MAX_INSTANCE_TASKS:
+            raise fail(f"{at}.count", f"{who}: must be a positive integer (at most {MAX_INSTANCE_TASKS}), got {count!r}"[:200])
+        parts.append(Part(demand, count, _parse_constraint(entry, at, who, servers, fail)))
+    if sum(p.count for p in parts) > MAX_INSTANCE_TASKS:
+        raise fail(f"{where}.parts", f"{who}: an instance of {sum(p.count for p in parts)} tasks; at most {MAX_INSTANCE_TASKS}")
+    return tuple(parts)
 
 
 def _check_runnable(servers: tuple[ServerSpec, ...], users: tuple[UserSpec, ...], fail) -> None:
@@ -381,20 +438,27 @@ def _check_runnable(servers: tuple[ServerSpec, ...], users: tuple[UserSpec, ...]
         return
     cap = np.array([sv.capacity for sv in servers], dtype=np.float64)
     attrs = [sv.attribute_map for sv in servers]
+    order = sorted(range(len(servers)), key=lambda j: natural_key(servers[j].id))
     for i, u in enumerate(users):
         if not u.jobs and u.constraint.unconstrained:
             continue
         for k, job in enumerate(u.job_list):
             where = f"users[{i}].jobs[{k}]" if u.jobs else f"users[{i}]"
             who = f"user {u.id!r} job {job.id!r}" if u.jobs else f"user {u.id!r}"
-            admitted = np.array([job.constraint.admits(sv.id, a) for sv, a in zip(servers, attrs)])
-            if not admitted.any():
-                what = "eligible" if job.constraint.eligible is not None and not job.constraint.requires else "requires"
-                if job.constraint.eligible is not None and job.constraint.requires:
-                    what = "eligible/requires"
-                raise fail(f"{where}.{what}", f"{who}: no server matches its constraint ({_describe(job.constraint)})")
-            if not (fit_mask(np.asarray(job.demand), cap, cap) & admitted).any():
-                raise fail(f"{where}.demand", f"{who}: its demand {list(job.demand)} fits on none of the {int(admitted.sum())} server(s) its constraint admits")
+            slots = []
+            for p, part in enumerate(job.part_list):
+                at = f"{where}.parts[{p}]" if job.parts else where
+                admitted = np.array([part.constraint.admits(sv.id, a) for sv, a in zip(servers, attrs)])
+                if not admitted.any():
+                    what = "eligible" if part.constraint.eligible is not None and not part.constraint.requires else "requires"
+                    if part.constraint.eligible is not None and part.constraint.requires:
+                        what = "eligible/requires"
+                    raise fail(f"{at}.{what}", f"{who}: no server matches its constraint ({_describe(part.constraint)})")
+                if not (fit_mask(np.asarray(part.demand), cap, cap) & admitted).any():
+                    raise fail(f"{at}.demand", f"{who}: its demand {list(part.demand)} fits on none of the {int(admitted.sum())} server(s) its constraint admits")
+                slots.append(PartSlots(np.asarray(part.demand), part.count, admitted))
+            if job.gang and pack(cap, cap, order, slots) is None:
+                raise fail(f"{where}.parts", f"{who}: its instance of {job.instance_size} tasks fits on no set of servers at once, placed first fit on the empty cluster")
 
 
 def _describe(c: Constraint) -> str:

@@ -19,7 +19,7 @@ from dgdrf.model.constraints import MAX_ATTRIBUTES, MAX_VALUES
 from dgdrf.model.distributions import DISTRIBUTIONS, MAX_DURATION_S
 from dgdrf.model.generators import GENERATOR_KEYS, GENERATORS, JOBS_NUMBERS, TRACE_JOB_KEYS
 from dgdrf.model.google_trace import COMPARISONS
-from dgdrf.model.scenario import MAX_ELIGIBLE, MAX_SECONDS, MAX_TASKS, SCENARIO_KEYS
+from dgdrf.model.scenario import MAX_ELIGIBLE, MAX_INSTANCE_TASKS, MAX_SECONDS, MAX_TASKS, SCENARIO_KEYS
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 #: the ``$schema`` key of a file: the schema an editor checks it against
@@ -145,22 +145,42 @@ def structure_defs() -> dict[str, Any]:
     }
     weight = {"type": "number", "exclusiveMinimum": 0, "default": 1, "description": "the user's weight w_i (weighted DRF: its share counts as G_i / w_i)"}
     tenant = {"type": "string", "minLength": 1, "pattern": "\\S", "description": "the user whose job stream this is, when a user has several that compete apart (UDRF); left out: its own id"}
+    part = {
+        "type": "object",
+        "description": "a part of a job of parts: count tasks of its demand, where its constraint admits them, in every instance of the job",
+        "required": ["demand"],
+        "properties": {
+            "demand": _ref("demand"),
+            "count": {"type": "integer", "minimum": 1, "maximum": MAX_INSTANCE_TASKS, "default": 1, "description": "its tasks in one instance"},
+            "eligible": _ref("eligible"),
+            "requires": _ref("requires"),
+        },
+        "additionalProperties": False,
+    }
     job = {
         "type": "object",
-        "description": "a job: its tasks, their demand and duration, when it arrives and where it may run",
-        "required": ["id", "demand"],
+        "description": "a job: its tasks, their demand and duration, when it arrives and where it may run; or a job of parts, whose instances are placed whole (all or nothing)",
+        "required": ["id"],
         "properties": {
             "id": {**ident, "description": "the job's id, unique among its user's jobs"},
             "demand": _ref("demand"),
-            "tasks": {"type": "integer", "minimum": 1, "maximum": MAX_TASKS, "description": "its number of tasks; left out: endless (tasks keep coming)"},
+            "parts": {
+                "type": "array", "minItems": 1, "maxItems": MAX_INSTANCE_TASKS, "items": _ref("part"),
+                "description": f"instead of demand: one instance is count tasks of every part, placed all at once or not at all, started and ended together (at most {MAX_INSTANCE_TASKS} tasks); tasks then counts instances",
+            },
+            "gang": {"type": "boolean", "default": False, "description": f"its tasks (at most {MAX_INSTANCE_TASKS}) are one instance: all start together or none does"},
+            "tasks": {"type": "integer", "minimum": 1, "maximum": MAX_TASKS, "description": "its number of tasks (of a job of parts: instances); left out: endless (tasks keep coming)"},
             "duration": _ref("duration"),
             "arrival": {"type": "number", "minimum": 0, "maximum": MAX_SECONDS, "default": 0, "description": "when it arrives, seconds from the start"},
             "eligible": _ref("eligible"),
             "requires": _ref("requires"),
         },
         "additionalProperties": False,
-        "if": {"required": ["tasks"]},
-        "then": {"required": ["duration"]},
+        "oneOf": [{"required": ["demand"]}, {"required": ["parts"], "not": {"anyOf": [{"required": ["eligible"]}, {"required": ["requires"]}, {"required": ["gang"]}]}}],
+        "allOf": [
+            {"if": {"required": ["tasks"]}, "then": {"required": ["duration"]}},
+            {"if": {"required": ["gang"], "properties": {"gang": {"const": True}}}, "then": {"required": ["tasks"], "properties": {"tasks": {"maximum": MAX_INSTANCE_TASKS}}}},
+        ],
     }
     user_short = {
         "required": ["id", "demand"],
@@ -203,6 +223,7 @@ def structure_defs() -> dict[str, Any]:
         "server": server,
         "user": user,
         "job": job,
+        "part": part,
         "demand": demand,
         "weight": weight,
         "tenant": tenant,

@@ -274,7 +274,9 @@ def udrf_from_scenario(scenario: Scenario) -> UdrfInstance:
     class's capacity is the sum of its servers'; servers without one belong to no class)
     and each of whose jobs requires exactly one class (``requires = {class = "hadoop"}``)
     and nothing else: each job is a one-class job with R^j = its task's demand (its task
-    count, durations and arrival are not part of this static model).
+    count, durations and arrival are not part of this static model). A job of parts
+    (model/gangs.py) is a multi-class job: each part requires its one class, and R^j_m
+    sums count x demand over the parts in class m (Tahir et al. §II-A's complex job).
 
     Scenario users with a ``tenant`` are that tenant's job streams: one UDRF user whose
     jobs are theirs (named by the stream's id, or ``stream/job``).
@@ -301,18 +303,23 @@ def udrf_from_scenario(scenario: Scenario) -> UdrfInstance:
         for k, job in enumerate(u.job_list):
             where = f"users[{i}].jobs[{k}]" if u.jobs else f"users[{i}]"
             who = f"user {u.id!r} job {job.id!r}"
-            req = dict(job.constraint.requires)
-            values = req.pop(CLASS_ATTRIBUTE, ())
-            if len(values) != 1:
-                what = "names no machine class" if not values else f"names {len(values)} machine classes {list(values)}"
-                raise fail(f"{where}.requires", f"{who} {what}; UDRF needs exactly one: requires = {{{CLASS_ATTRIBUTE} = \"...\"}}")
-            if req or job.constraint.eligible is not None:
-                raise fail(f"{where}.requires", f"{who}: a machine class is one pool, so a job may require only its class (found {job.constraint.to_json()})")
-            cls = str(values[0])
-            if cls not in classes:
-                raise fail(f"{where}.requires", f"{who}: no server has {CLASS_ATTRIBUTE} = {cls!r} (classes: {', '.join(sorted(classes)) or 'none'})")
+            demand: dict[str, tuple[float, ...]] = {}
+            for p, part in enumerate(job.part_list):
+                at = f"{where}.parts[{p}]" if job.parts else where
+                req = dict(part.constraint.requires)
+                values = req.pop(CLASS_ATTRIBUTE, ())
+                if len(values) != 1:
+                    what = "names no machine class" if not values else f"names {len(values)} machine classes {list(values)}"
+                    raise fail(f"{at}.requires", f"{who} {what}; UDRF needs exactly one: requires = {{{CLASS_ATTRIBUTE} = \"...\"}}")
+                if req or part.constraint.eligible is not None:
+                    raise fail(f"{at}.requires", f"{who}: a machine class is one pool, so a job may require only its class (found {part.constraint.to_json()})")
+                cls = str(values[0])
+                if cls not in classes:
+                    raise fail(f"{at}.requires", f"{who}: no server has {CLASS_ATTRIBUTE} = {cls!r} (classes: {', '.join(sorted(classes)) or 'none'})")
+                before = demand.get(cls, (0.0,) * len(part.demand))
+                demand[cls] = tuple(b + part.count * d for b, d in zip(before, part.demand, strict=True))
             name = job.id if not u.tenant else u.id if len(u.job_list) == 1 else f"{u.id}/{job.id}"
-            jobs.append(UdrfJob(name, {cls: tuple(job.demand)}))
+            jobs.append(UdrfJob(name, demand))
         users.setdefault(u.tenant or u.id, []).extend(jobs)
     return UdrfInstance(
         resources=tuple(scenario.resources), classes={m: tuple(c) for m, c in classes.items()}, users=tuple(UdrfUser(t, tuple(js)) for t, js in users.items())

@@ -43,10 +43,25 @@ MAIN_JOB = "main"
 
 
 @dataclass(frozen=True)
+class Part:
+    """One part of a job of parts (model/gangs.py): ``count`` tasks of ``demand`` on the
+    servers ``constraint`` admits, in every instance of the job."""
+
+    demand: tuple[float, ...]
+    count: int = 1
+    constraint: Constraint = UNCONSTRAINED
+
+
+@dataclass(frozen=True)
 class JobSpec:
     """One job: ``tasks`` tasks (None: endless) of ``demand``, each running for a draw of
     ``duration`` seconds (None: until the run ends), all pending from ``arrival``, on the
-    servers ``constraint`` admits."""
+    servers ``constraint`` admits.
+
+    A job of ``parts`` (a gang) runs *instances*: one instance is ``count`` tasks of every
+    part, placed all at once or not at all, started together and ended together; its
+    ``tasks`` count instances and its ``duration`` is an instance's. Its ``demand`` and
+    ``constraint`` are then its first part's (what a reader of one demand a job sees)."""
 
     id: str
     demand: tuple[float, ...]
@@ -54,6 +69,7 @@ class JobSpec:
     duration: Duration | None = None
     arrival: float = 0.0
     constraint: Constraint = UNCONSTRAINED
+    parts: tuple[Part, ...] = ()
 
     @property
     def finite(self) -> bool:
@@ -64,6 +80,26 @@ class JobSpec:
     def finishing(self) -> bool:
         """Whether its tasks finish (and so give their resources back)."""
         return self.duration is not None
+
+    @property
+    def gang(self) -> bool:
+        """Whether its tasks run as instances of parts, all or nothing."""
+        return bool(self.parts)
+
+    @property
+    def part_list(self) -> tuple[Part, ...]:
+        """Its parts; a plain job's one task is one part of one task."""
+        return self.parts or (Part(self.demand, 1, self.constraint),)
+
+    @property
+    def instance_size(self) -> int:
+        """Tasks in one instance (1 for a plain job)."""
+        return sum(p.count for p in self.part_list)
+
+    @property
+    def bundle(self) -> tuple[float, ...]:
+        """What one instance holds: the sum over its parts of count x demand."""
+        return tuple(float(x) for x in sum((p.count * np.asarray(p.demand, dtype=np.float64) for p in self.part_list), np.zeros(len(self.demand))))
 
 
 def arrival_time(arrival: float, start: float, time_scale: float, user_start: float) -> float:

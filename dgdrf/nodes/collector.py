@@ -161,6 +161,7 @@ class Collector:
                 self.ledger.set_tenant(self.ledger.user_index[u.id], u.tenant)
         self._unrunnable_known: dict[tuple[tuple[float, ...], Constraint], bool] = {}
         self._allocated: set[tuple[str, int]] = set()
+        self._part_starts: list[tuple[float, str, int, str]] = []  # the later tasks of instances: (time, user, task id, server)
         self._open: dict[str, set[int]] = {}  # user -> its tasks reported but not allocated
         every = self.sample_every
         if every is None and self.scenario.finishing:
@@ -185,6 +186,7 @@ class Collector:
             self.ledger.set_task(i, None)
         else:
             self.ledger.set_task(i, job.demand, job.constraint)
+            self.ledger.set_gang(i, job.parts or None)  # an instance fits only whole
 
     def _advance(self, time: float) -> None:
         """Jobs due by ``time`` arrive."""
@@ -286,8 +288,9 @@ class Collector:
         return self.jobs.arrivals_left() or self.jobs.finishing_running()
 
     def fits_now(self) -> bool:
-        """Some user's next task fits on some server now."""
-        return bool(self.ledger.fits_anywhere().any())
+        """Some user's next task fits on some server now, or an instance of a job of parts
+        has tasks on their way (ordered with those of it that started)."""
+        return bool(self.ledger.fits_anywhere().any()) or self.jobs.instances_in_flight()
 
     def sample(self, now: float) -> None:
         """Take the samples due by ``now`` (model/timeline.py)."""
@@ -369,6 +372,9 @@ class Collector:
         tracked = user in self.jobs.work
         if tracked:
             self._advance(time)
+            if self.jobs.part_of(user, task_id) is not None and self.jobs.instance_started(user, task_id):
+                self._part_allocated(user, task_id, server, time, u, s)  # the instance was judged with its first task
+                return
         shares, eligible = self.judged_against(s)
         g_min = float(shares[eligible].min()) if eligible.any() else float(shares[u])
         g_u = float(shares[u])
@@ -383,9 +389,13 @@ class Collector:
                 ledger.allocate(u, s, check=False)
             else:
                 spec = self.jobs.work[user].specs[ref.job]
-                if not spec.constraint.unconstrained and not spec.constraint.admits(server, ledger.server_attributes(s)):
+                part = self.jobs.part_of(user, task_id)
+                constraint, demand = (spec.constraint, spec.demand) if part is None else (part.constraint, part.demand)
+                if not constraint.unconstrained and not constraint.admits(server, ledger.server_attributes(s)):
                     self.violations.append(f"t={time:.6f}: task {task_id} of {user} (job {spec.id!r}) on {server}, which its constraint does not admit")
-                ledger.allocate(u, s, check=False, demand=spec.demand)
+                ledger.allocate(u, s, check=False, demand=demand)
+                if part is not None:
+                    self._part_starts.append((time, user, task_id, server))
                 self._follow(user, u)
         else:
             ledger.allocate(u, s, check=False)
@@ -398,6 +408,25 @@ class Collector:
             self.latencies.append(time - t0)
         self._shares_changed(time)
         self._judge(time)
+
+    def _part_allocated(self, user: str, task_id: int, server: str, time: float, u: int, s: int) -> None:
+        """A later task of an instance started (the instance is one placement: judged and
+        recorded with its first task): counted in the ledger, checked against its part."""
+        ledger = self.ledger
+        ref = self.jobs.started(user, task_id, server, time)
+        part = self.jobs.part_of(user, task_id)
+        assert part is not None  # the caller asked
+        if ref is None:
+            self.violations.append(f"t={time:.6f}: task {task_id} of {user} started on {server} with nothing of its pending")
+        elif not part.constraint.unconstrained and not part.constraint.admits(server, ledger.server_attributes(s)):
+            spec = self.jobs.work[user].specs[ref.job]
+            self.violations.append(f"t={time:.6f}: task {task_id} of {user} (job {spec.id!r}) on {server}, which its part's constraint does not admit")
+        ledger.allocate(u, s, check=False, demand=part.demand)
+        self._part_starts.append((time, user, task_id, server))
+        self._follow(user, u)
+        if ledger.over_capacity(s):
+            self.violations.append(f"t={time:.6f}: server {server} over capacity after task {task_id} of {user}: used {ledger.used[s].tolist()} > capacity {ledger.capacity[s].tolist()}")
+        self._shares_changed(time)
 
     def _on_finished(self, server: str, time: float, f: dict[str, Any]) -> None:
         """A task ended on ``server``: its resources are free again."""
@@ -415,7 +444,7 @@ class Collector:
             self.violations.append(f"t={time:.6f}: task {task_id} of {user} ended on {server} but ran on {r.server}")
         ledger = self.ledger
         u, s = ledger.user_index[user], ledger.server_index[r.server]
-        ledger.release(u, s, self.jobs.work[user].specs[r.ref.job].demand)
+        ledger.release(u, s, self._demand_of(user, task_id, r.ref))
         self._follow(user, u)
         self._shares_changed(time)
         self._judge(time)
@@ -485,9 +514,14 @@ class Collector:
         ledger = self.ledger
         u = ledger.user_index[user]
         if r is not None:
-            ledger.release(u, ledger.server_index[r.server], self.jobs.work[user].specs[r.ref.job].demand)
+            ledger.release(u, ledger.server_index[r.server], self._demand_of(user, task_id, r.ref))
             self._shares_changed(time)
         self._follow(user, u)
+
+    def _demand_of(self, user: str, task_id: int, ref: TaskRef) -> tuple[float, ...]:
+        """What a task of ``user`` holds: its part's demand, or its job's."""
+        part = self.jobs.part_of(user, task_id)
+        return self.jobs.work[user].specs[ref.job].demand if part is None else part.demand
 
     def judged_against(self, server: int) -> tuple[np.ndarray, np.ndarray]:
         """What an allocation on ``server`` (its index) is judged against now: every user's
@@ -589,10 +623,13 @@ class Collector:
         """End-of-run invariants: every allocated task was accepted exactly once by its
         user, for the server it runs on. Checked at the end because in network mode the
         user's and the server's reports may arrive in either order."""
-        for r in self.allocations:
-            accepted = self.accepted.get((r.user, r.task_id), [])
-            if accepted != [r.server]:
-                self.violations.append(f"t={r.time:.6f}: task {r.task_id} of {r.user} allocated on {r.server} but accepted for {accepted}")
+        starts = {(r.time, r.user, r.task_id, r.server) for r in self.allocations} | set(self._part_starts)
+        for time, user, task_id, server in sorted(starts):
+            accepted = self.accepted.get((user, task_id), [])
+            if accepted != [server]:
+                self.violations.append(f"t={time:.6f}: task {task_id} of {user} allocated on {server} but accepted for {accepted}")
+        for partial in self.jobs.partial_instances():
+            self.violations.append(f"at the end: {partial} (a gang held in part)")
         for key, servers in self.accepted.items():
             if len(servers) > 1:
                 self.violations.append(f"task {key[1]} of {key[0]} accepted {len(servers)} times: {servers}")

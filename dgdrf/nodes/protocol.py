@@ -35,8 +35,8 @@ from dataclasses import field
 from typing import Any
 
 from dgdrf.model.constraints import Constraint
-from dgdrf.model.scenario import ServerSpec
-from dgdrf.model.workload import CLASSIC, TaskTraits
+from dgdrf.model.scenario import MAX_INSTANCE_TASKS, ServerSpec
+from dgdrf.model.workload import CLASSIC, Part, TaskTraits
 from dgdrf.runtime.messages import Message, message
 from dgdrf.runtime.roles import BOOTSTRAP, GATEWAY, SERVER, USER
 
@@ -94,9 +94,28 @@ class TaskRequest(Message):
     job: int = 0
     #: the user whose job stream this is (UDRF: a user's jobs that compete apart); "": its own
     tenant: str = ""
+    #: an instance of a job of parts (model/gangs.py), one entry a part: its demand, its
+    #: number of tasks (whole numbers), its constraint; the instance's tasks take the ids
+    #: task_id, task_id + 1, ... in part order. Empty: one plain task
+    parts: list[list[float]] = field(default_factory=list)
+    part_counts: list[float] = field(default_factory=list)
+    part_eligible: list[list[str]] = field(default_factory=list)
+    part_requires: list[dict[str, Any]] = field(default_factory=list)
 
     def traits(self) -> TaskTraits:
         return task_traits(self.weight, self.duration, self.eligible, self.requires, self.arrival, self.job)
+
+    def gang(self) -> tuple[Part, ...] | None:
+        """The parts of the instance this request is for (None: a plain task). Raises
+        ValueError naming what is wrong with them (a sender's mistake, not ours)."""
+        if not self.parts:
+            return None
+        n = len(self.parts)
+        if not len(self.part_counts) == len(self.part_eligible) == len(self.part_requires) == n:
+            raise ValueError(f"{n} parts but {len(self.part_counts)} counts, {len(self.part_eligible)} eligible, {len(self.part_requires)} requires")
+        if any(c != int(c) or c < 1 for c in self.part_counts) or sum(self.part_counts) > MAX_INSTANCE_TASKS:
+            raise ValueError(f"part counts must be whole numbers >= 1, at most {MAX_INSTANCE_TASKS} tasks in all, got {self.part_counts[:8]}")
+        return tuple(Part(tuple(d), int(c), Constraint.from_wire(e, r)) for d, c, e, r in zip(self.parts, self.part_counts, self.part_eligible, self.part_requires, strict=True))
 
     @property
     def extended(self) -> bool:
@@ -113,6 +132,9 @@ class Proposal(Message):
     task_id: int
     server: str
     ref: int
+    #: an instance of a job of parts: the server of each of its tasks (ids task_id, task_id
+    #: + 1, ...; ``server`` is the first's). Empty: one plain task on ``server``
+    servers: list[str] = field(default_factory=list)
 
 
 @message(5, senders=(USER,), cost="allocation")

@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dgdrf.model.fleet import Fleet
-from dgdrf.model.workload import CLASSIC, Durations, JobSpec, TaskRef, TaskTraits, UserWorkload, arrival_time
+from dgdrf.model.workload import CLASSIC, Durations, JobSpec, Part, TaskRef, TaskTraits, UserWorkload, arrival_time
 from dgdrf.nodes.protocol import (
     RETRY_S,
     Accept,
@@ -121,6 +121,10 @@ class User(Actor):
         self.current: TaskRef | None = None  # the task being placed now (jobs)
         self.traits: TaskTraits = CLASSIC
         self.tasks_running: dict[int, _Running] = {}  # task id -> where it runs (jobs)
+        #: the current task's instance, for a job of parts (model/gangs.py): its parts, and
+        #: the tasks of it (ids task_id .. task_id + size - 1) known to run
+        self.gang: tuple[Part, ...] = ()
+        self.gang_started: set[int] = set()
         #: the servers up as far as this user knows (jobs): a job none of them can run is
         #: given up (model/fleet.py), and taken up again when one that can joins
         self.fleet = fleet if jobs is not None else None
@@ -171,7 +175,19 @@ class User(Actor):
         if self.traits is CLASSIC:
             return TaskRequest(self.address, self.task_id, self.demand, self.dominant_share)
         tenant = self.jobs.tenant if self.jobs is not None else ""
-        return TaskRequest(self.address, self.task_id, self.demand, self.dominant_share, *trait_fields(self.traits), tenant=tenant)
+        if not self.gang:
+            return TaskRequest(self.address, self.task_id, self.demand, self.dominant_share, *trait_fields(self.traits), tenant=tenant)
+        parts = self.gang
+        return TaskRequest(
+            self.address, self.task_id, self.demand, self.dominant_share, *trait_fields(self.traits), tenant=tenant,
+            parts=[[float(x) for x in p.demand] for p in parts], part_counts=[float(p.count) for p in parts],
+            part_eligible=[p.constraint.wire_eligible() for p in parts], part_requires=[p.constraint.wire_requires() for p in parts],
+        )
+
+    @property
+    def size(self) -> int:
+        """Tasks in the current placement: an instance's, or 1."""
+        return sum(p.count for p in self.gang) if self.gang else 1
 
     def _request_server(self) -> None:
         if self.current is None:
@@ -332,8 +348,12 @@ class User(Actor):
         self._send_step()
 
     def on_Proposal(self, src: str, msg: Proposal) -> None:
-        unusable = self.runs_on is not None and msg.server not in self.runs_on  # a liar's claim
-        if unusable or (self.down and (msg.server in self.down or src in self.down)):
+        servers = msg.servers or [msg.server]
+        if self.gang and msg.task_id == self.task_id and len(servers) != self.size:
+            self.send(src, Decline(msg.task_id, msg.ref))  # not a placement of the whole instance
+            return
+        unusable = self.runs_on is not None and any(s not in self.runs_on for s in servers)  # a liar's claim
+        if unusable or (self.down and (src in self.down or any(s in self.down for s in servers))):
             self.send(src, Decline(msg.task_id, msg.ref, unusable=True))  # a placement on a server known dead, or one it cannot use
             if msg.task_id == self.task_id and self.state in (SUBMITTED, QUEUED) and src == self.sent_to and src not in self.down:
                 # a scheduler that has not heard of the death yet takes a Decline for "placed
@@ -343,7 +363,8 @@ class User(Actor):
             return
         if msg.task_id == self.task_id and self.state not in (ACCEPTED, IDLE):
             self.accepted_from, self.accepted_ref, self.accepted_server = src, msg.ref, msg.server
-            self.report("accepted", task_id=msg.task_id, server=msg.server)
+            for k, server in enumerate(servers):  # an instance: each of its tasks where it goes
+                self.report("accepted", task_id=msg.task_id + k, server=server)
             self._step(ACCEPTED)
             self._send_step()
         elif msg.task_id == self.task_id and self.state == ACCEPTED and (src, msg.ref) == (self.accepted_from, self.accepted_ref):
@@ -359,6 +380,9 @@ class User(Actor):
             self._step(QUEUED)
 
     def on_TaskAllocated(self, src: str, msg: TaskAllocated) -> None:
+        if self.gang and self.state == ACCEPTED and self.task_id <= msg.task_id < self.task_id + self.size:
+            self._part_allocated(msg)
+            return
         if msg.task_id != self.task_id or self.state != ACCEPTED:
             if msg.task_id > self.task_id or (msg.task_id == self.task_id and self.state != ACCEPTED):
                 self.report("stray_allocation", task_id=msg.task_id, server=msg.server)
@@ -373,6 +397,25 @@ class User(Actor):
         self.tasks_running[self.task_id] = _Running(self.current, msg.server, msg.gain)
         self.dominant_share += msg.gain
         self.task_id += 1
+        self._next()
+
+    def _part_allocated(self, msg: TaskAllocated) -> None:
+        """A task of the instance being placed runs; once all of them do, the next task."""
+        if msg.task_id in self.gang_started:
+            return  # a repeat
+        assert self.current is not None  # ACCEPTED: an instance is being placed
+        self.gang_started.add(msg.task_id)
+        self.running += 1
+        self.tasks_running[msg.task_id] = _Running(self.current, msg.server, msg.gain)
+        self.dominant_share += msg.gain
+        self._instance_done()
+
+    def _instance_done(self) -> None:
+        """Every task of the current instance runs (or ran): go on with the next task."""
+        if len(self.gang_started) < self.size:
+            return
+        self.task_id += self.size
+        self.gang_started = set()
         self._next()
 
     # -- jobs ---------------------------------------------------------------------------
@@ -393,12 +436,13 @@ class User(Actor):
                 self.current = None
                 return
             spec = self.jobs.jobs[ref.job]
-            why = fleet.why_not(spec.demand, spec.constraint) if fleet is not None else None
+            why = next((w for p in spec.part_list if (w := fleet.why_not(p.demand, p.constraint)) is not None), None) if fleet is not None else None
             if why is None:
                 break
             self._abandon(ref.job, why)
         workload.take_ref(ref)
         self.current = ref
+        self.gang, self.gang_started = spec.parts, set()
         self.demand = [float(x) for x in spec.demand]
         arrival = spec.arrival
         self.traits = TaskTraits(self.jobs.weight, self.jobs.durations.of(ref), spec.constraint, arrival, self.jobs.sequence[ref.job])
@@ -434,6 +478,12 @@ class User(Actor):
             return
         r = self.tasks_running.pop(msg.task_id, None)
         if r is None:
+            if self.gang and self.state == ACCEPTED and self.current is not None and self.task_id <= msg.task_id < self.task_id + self.size:
+                if msg.task_id not in self.gang_started:  # a part that ended before its TaskAllocated came
+                    self.gang_started.add(msg.task_id)
+                    self.running += 1
+                    self._instance_done()
+                return
             if msg.task_id == self.task_id and self.state == ACCEPTED and self.current is not None:
                 self.running += 1
                 self.task_id += 1

@@ -68,6 +68,8 @@ class Policy(ABC):
     #: by server offers (policies/offers.py) rather than user first
     notion_name: ClassVar[str] = "drf"
     offers: ClassVar[bool] = False
+    #: whether it places an instance of a job of parts whole, in one decision (model/gangs.py)
+    gangs: ClassVar[bool] = False
     #: whether ``--share-level`` means something to it (Ru et al.'s levels of DRF)
     share_levels: ClassVar[bool] = False
     #: a run's relative cost per server x user, by which sweeps start the longest first

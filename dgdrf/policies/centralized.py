@@ -123,10 +123,20 @@ def select_fifo(ledger: AllocationLedger, pending: dict[str, TaskRequest]) -> tu
 
 @dataclass
 class Placement:
-    """A task the scheduler placed and reserved in its ledger: where, and the request."""
+    """A task the scheduler placed and reserved in its ledger: where, and the request.
+    An instance of a job of parts (model/gangs.py) is one placement: ``slots`` holds its
+    every task's server and ``demands`` its demand (``server`` is the first's)."""
 
     server: int
     request: TaskRequest
+    slots: tuple[int, ...] = ()
+    demands: tuple[tuple[float, ...], ...] = ()
+
+    def tasks(self) -> list[tuple[int, int, list[float]]]:
+        """(task id, server, demand) of each task it places."""
+        if not self.slots:
+            return [(self.request.task_id, self.server, self.request.demand)]
+        return [(self.request.task_id + k, s, list(d)) for k, (s, d) in enumerate(zip(self.slots, self.demands, strict=True))]
 
 
 class CentralScheduler(TickingRole):
@@ -194,7 +204,7 @@ class CentralScheduler(TickingRole):
             return
         self._settled = False
         for (user, task_id), proposal in list(self.proposals.open.items()):
-            if proposal.item.server in gone:  # released before the server retires: nothing fits there after
+            if gone.intersection(proposal.item.slots or (proposal.item.server,)):  # released before the server retires: nothing fits there after
                 self.proposals.withdraw(user, task_id)
                 self._requeue(user, proposal.item)
         for key, (server, demand) in list(self.running.items()):
@@ -225,6 +235,14 @@ class CentralScheduler(TickingRole):
         self.actor.send(msg.user, TaskQueued(msg.task_id))
         if self._known(msg.user, msg.task_id):
             return  # a repeated request
+        try:
+            gang = msg.gang()
+        except ValueError as exc:
+            self.actor.report("bad_message", type="TaskRequest", src=src, reason=f"parts: {exc}"[:300])
+            return
+        if gang is not None and any(len(p.demand) != self.ledger.m for p in gang):
+            self.actor.report("bad_message", type="TaskRequest", src=src, reason="a part's demand does not match the resources")
+            return
         if msg.extended:  # a task with traits: the user's next task is this one now
             traits = msg.traits()
             user = self.ledger.user_index.get(msg.user)
@@ -235,6 +253,7 @@ class CentralScheduler(TickingRole):
                 self.ledger.set_task(user, msg.demand, traits.constraint)
         else:
             self.ledger.add_user(msg.user, msg.demand)
+        self.ledger.set_gang(self.ledger.user_index[msg.user], gang)
         if msg.tenant:
             self.ledger.set_tenant(self.ledger.user_index[msg.user], msg.tenant)
         self.pending.pop(msg.user, None)
@@ -282,8 +301,17 @@ class CentralScheduler(TickingRole):
         user, server = pick
         user_id = self.ledger.user_ids[user]
         request = self.pending.pop(user_id)
-        self.ledger.allocate(user, server)  # reserve until the user answers
-        self.proposals.propose(user_id, request.task_id, self.ledger.server_ids[server], Placement(server, request))
+        gang = self.ledger.gang_of(user)
+        if gang is None:
+            self.ledger.allocate(user, server)  # reserve until the user answers
+            self.proposals.propose(user_id, request.task_id, self.ledger.server_ids[server], Placement(server, request))
+            return
+        slots = self.ledger.gang_slots(user)
+        assert slots is not None and slots[0] == server  # its fit row holds the first task's server only
+        demands = tuple(p.demand for p in gang for _ in range(p.count))
+        for s, d in zip(slots, demands, strict=True):
+            self.ledger.allocate(user, s, check=False, demand=d)  # every task reserved, in one decision
+        self.proposals.propose(user_id, request.task_id, self.ledger.server_ids[server], Placement(server, request, tuple(slots), demands), [self.ledger.server_ids[s] for s in slots])
 
     def _lowest_waits(self) -> bool:
         """DRF's strict order: whether the lowest-share user whose task fits has its
@@ -314,8 +342,12 @@ class CentralScheduler(TickingRole):
         """Give a placement's reservation back (of its own demand, for a task with traits)."""
         assert self.ledger is not None  # a placement was made with it
         request = placement.request
-        demand = request.demand if request.extended else None
-        self.ledger.release(self.ledger.user_index[user], placement.server, demand)
+        u = self.ledger.user_index[user]
+        if placement.slots:
+            for s, d in zip(placement.slots, placement.demands, strict=True):
+                self.ledger.release(u, s, d)
+        else:
+            self.ledger.release(u, placement.server, request.demand if request.extended else None)
         self._settled = False
 
     def _expired(self, user: str, task_id: int, placement: Placement) -> None:
@@ -338,10 +370,11 @@ class CentralScheduler(TickingRole):
         if not request.extended:
             self.actor.send(self.ledger.server_ids[placement.server], Allocate(user, task_id, request.demand, self.ledger.share(u)))
             return
-        gain = self.ledger.dominant_share(request.demand) / request.weight
-        if request.duration > 0 and first:
-            self.running[(user, task_id)] = (placement.server, request.demand)
-        self.actor.send(self.ledger.server_ids[placement.server], Allocate(user, task_id, request.demand, self.ledger.share(u), request.duration, gain))
+        for tid, server, demand in placement.tasks():  # an instance's every task, in this one handler
+            gain = self.ledger.dominant_share(demand) / request.weight
+            if request.duration > 0 and first:
+                self.running[(user, tid)] = (server, demand)
+            self.actor.send(self.ledger.server_ids[server], Allocate(user, tid, demand, self.ledger.share(u), request.duration, gain))
 
     def on_Decline(self, src: str, msg: Decline) -> None:
         """A declined proposal's reservation is given back. Declined as ``unusable`` (a
@@ -380,6 +413,7 @@ class CentralScheduler(TickingRole):
 class _Centralized(Policy):
     select: Selector
     strict: bool = True  # DRF's order: wait for the lowest user's request (CentralScheduler)
+    gangs = True  # an instance is placed where first fit puts all of it (model/gangs.py)
 
     def gateway_routing(self) -> Routing:
         return FixedRouting(self.options.central)
@@ -412,6 +446,7 @@ class CentralizedDRFBestFit(_Centralized):
     name = "drf-bestfit"
     description = "as drf, best-fit server by the DRFH heuristic (thesis 2.1.4)"
     select = staticmethod(select_drf_best_fit)
+    gangs = False  # best fit is of one task: an instance's parts have no one best server
 
 
 class CentralizedUDRF(_Centralized):

@@ -115,6 +115,7 @@ class _ServerOffers(_Centralized):
 
     offers = True
     strict = False  # an offer picks among the requests in; it waits for no one
+    gangs = False  # an offer is of one server; an instance may need several
 
     def selector(self, server) -> OfferRound:
         return OfferRound(self.fairness(), self.options.offer_order, self.options.offer_tasks == "fill", lambda: server.rng)

@@ -20,7 +20,7 @@ keep per proposal (a ledger placement, a local reservation) is their own item ``
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -61,18 +61,19 @@ class ProposalHandshake(Generic[T]):
         self.taken: dict[str, Taken[T]] = {}  # user -> the proposal it accepted last
         self._ref = 0
 
-    def propose(self, user: str, task_id: int, server: str, item: T) -> int:
+    def propose(self, user: str, task_id: int, server: str, item: T, servers: Sequence[str] = ()) -> int:
         """Propose ``user``'s task on ``server`` (sent now and again every ``retry``
-        seconds until answered); its reference."""
+        seconds until answered); its reference. ``servers``: an instance of a job of
+        parts, one server a task (model/gangs.py)."""
         self._ref += 1
         ref = self._ref
         self.open[(user, task_id)] = Open(item, ref)
         actor = self.owner.actor
-        actor.send(user, Proposal(task_id, server, ref))
-        actor.after(self.retry, self._again, user, task_id, server, ref, self.retry)
+        actor.send(user, Proposal(task_id, server, ref, list(servers)))
+        actor.after(self.retry, self._again, user, task_id, server, ref, self.retry, tuple(servers))
         return ref
 
-    def _again(self, user: str, task_id: int, server: str, ref: int, waited: float) -> None:
+    def _again(self, user: str, task_id: int, server: str, ref: int, waited: float, servers: tuple[str, ...] = ()) -> None:
         p = self.open.get((user, task_id))
         if p is None or p.ref != ref:
             return  # answered
@@ -83,8 +84,8 @@ class ProposalHandshake(Generic[T]):
             self.on_expired(user, task_id, p.item)
             return
         actor.report("retransmitted", step="proposal")
-        actor.send(user, Proposal(task_id, server, ref))
-        actor.after(self.retry, self._again, user, task_id, server, ref, waited + self.retry)
+        actor.send(user, Proposal(task_id, server, ref, list(servers)))
+        actor.after(self.retry, self._again, user, task_id, server, ref, waited + self.retry, servers)
 
     def accept(self, user: str, msg: Accept) -> tuple[T, bool] | None:
         """The proposal ``msg`` accepts and whether this is its first Accept (else the

@@ -1,0 +1,53 @@
+"""Jobs whose tasks run together: an *instance* of a job of parts is ``count`` tasks of
+every part, placed all at once or not at all (Tahir et al. §II-A: a complex job needs
+tasks on several machine classes at once; gang scheduling of a job's workers).
+
+Where an instance goes is decided here, in one place, for the scenario's check (does an
+instance fit the empty cluster?), the central scheduler's ledger and the Collector's:
+first fit, task by task, parts in the job's order and servers in the given order (natural
+id order: "first fit" as the thesis's 4.1 has it), each task against the room the tasks
+before it left. First fit is a heuristic: deciding whether a set of vectors packs onto
+servers is vector bin packing, and first fit can miss a packing that exists (an instance
+it refuses may fit another way). Every part must go where its own constraint admits it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from dgdrf.model.resources import FIT_TOLERANCE
+
+
+@dataclass(frozen=True)
+class PartSlots:
+    """One part of an instance as the packer sees it: its demand, how many tasks, and
+    which servers (a boolean mask over the servers) its constraint admits."""
+
+    demand: np.ndarray
+    count: int
+    admits: np.ndarray
+
+
+def pack(free: np.ndarray, capacity: np.ndarray, order: Sequence[int] | np.ndarray, parts: Sequence[PartSlots]) -> list[int] | None:
+    """One server index per task of the instance (parts in order, each part's ``count``
+    tasks in a row), by first fit over ``order`` against ``free`` (servers x resources)
+    with the fit tolerance of a single task (model/resources.py); None when some task
+    finds no server. ``free`` is not changed."""
+    room = np.array(free, dtype=np.float64, copy=True)
+    slack = FIT_TOLERANCE * np.maximum(np.asarray(capacity, dtype=np.float64), 1.0)
+    order = np.asarray(order, dtype=np.int64)
+    slots: list[int] = []
+    for part in parts:
+        demand = np.asarray(part.demand, dtype=np.float64)
+        candidates = order[np.asarray(part.admits, dtype=bool)[order]] if len(order) else order
+        for _ in range(part.count):
+            fits = np.all(demand <= room[candidates] + slack[candidates], axis=1) if len(candidates) else np.zeros(0, dtype=bool)
+            if not fits.any():
+                return None
+            server = int(candidates[int(np.argmax(fits))])
+            room[server] -= demand
+            slots.append(server)
+    return slots
