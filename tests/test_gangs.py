@@ -195,3 +195,72 @@ def test_server_crashes_and_churn_are_refused_with_jobs_of_parts():
         run(g_and_h(), "drf", churn_departures=1, churn_every=1.0)
     r = run_emulation(g_and_h(), RunConfig(policy="drf", max_time=2.0), controls=[Crash(0.5, ("h",))])
     assert r.invariant_violations == [] and r.instances == {"g": {"job": 1}}
+
+
+# -- UDRF online with jobs of parts, against an independent implementation of fig. 5 -------------
+from fractions import Fraction  # noqa: E402
+
+from dgdrf.model.resources import natural_key  # noqa: E402
+
+
+def udrf_online_by_hand(caps: dict[str, tuple[int, int]], users: dict[str, list[tuple[str, tuple[int, int], int]]]) -> dict[str, int]:
+    """Tahir et al.'s online rule (fig. 5) written out apart from dgdrf, one server a class:
+    while some user's next instance fits whole, place one of the user with the lowest share
+    over (class, resource) pairs (exact fractions; ties to the lower id in natural order);
+    a user's instance is its parts, each (class, demand, count). Instances per user."""
+    free = {c: list(v) for c, v in caps.items()}
+    use = {u: {c: [0, 0] for c in caps} for u in users}
+    runs = dict.fromkeys(users, 0)
+
+    def fits(u: str) -> bool:
+        need: dict[str, list[int]] = {}
+        for c, d, n in users[u]:
+            need.setdefault(c, [0, 0])
+            need[c] = [need[c][0] + n * d[0], need[c][1] + n * d[1]]
+        return all(need[c][k] <= free[c][k] for c in need for k in (0, 1))
+
+    def share(u: str) -> Fraction:
+        return max((Fraction(use[u][c][k], caps[c][k]) for c in caps for k in (0, 1) if caps[c][k]), default=Fraction(0))
+
+    while True:
+        able = [u for u in users if fits(u)]
+        if not able:
+            return runs
+        u = min(able, key=lambda x: (share(x), natural_key(x)))
+        for c, d, n in users[u]:
+            for k in (0, 1):
+                free[c][k] -= n * d[k]
+                use[u][c][k] += n * d[k]
+        runs[u] += 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(2, 9), st.integers(2, 9)), min_size=2, max_size=3),
+    st.lists(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2), st.integers(1, 2), st.integers(1, 2)), min_size=1, max_size=2), min_size=1, max_size=4),
+)
+def test_udrf_online_places_the_instances_of_fig5(caps, jobs):
+    """On random instances (one server a class, users with one endless job of one or two
+    parts over the classes), `udrf` places exactly the instances of the rule written out
+    by hand, saturated, with no invariant violation."""
+    classes = [f"c{k}" for k in range(len(caps))]
+    users: dict[str, list[tuple[str, tuple[int, int], int]]] = {}
+    for i, parts in enumerate(jobs):
+        mine = []
+        for cls, cpu, mem, count in parts:
+            cls %= len(classes)
+            if cpu + mem == 0:
+                cpu = 1
+            if count * cpu > caps[cls][0] or count * mem > caps[cls][1]:
+                continue  # a part that never fits its class: the scenario refuses it
+            mine.append((classes[cls], (cpu, mem), count))
+        if mine and all(sum(n * d[k] for c2, d, n in mine if c2 == c) <= caps[classes.index(c)][k] for c, _, _ in mine for k in (0, 1)):
+            users[f"u{i}"] = mine
+    if not users:
+        return
+    servers = [{"id": c, "capacity": list(v), "attributes": {"class": c}} for c, v in zip(classes, caps, strict=True)]
+    docs = [{"id": u, "jobs": [{"id": "job", "parts": [{"demand": list(d), "count": n, "requires": {"class": c}} for c, d, n in parts]}]} for u, parts in users.items()]
+    r = run(build_scenario(["cpu", "mem"], servers, docs), "udrf")
+    assert r.stop_reason == "saturated" and r.invariant_violations == []
+    want = udrf_online_by_hand({c: tuple(v) for c, v in zip(classes, caps, strict=True)}, users)
+    assert {u: sum((r.instances or {}).get(u, {}).values()) for u in users} == want
