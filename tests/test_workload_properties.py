@@ -125,7 +125,7 @@ def test_many_random_workloads_drain_under_every_fault(scenario, policy, seed, f
 def test_a_crash_loses_running_tasks_that_run_again_under_every_policy(policy):
     """Two servers, 6 tasks of 10 s on them; the second crashes 5 s after allocation
     starts with tasks running: they are lost (task_lost) and run again on the first."""
-    s = build_scenario(["cpu"], [("s1", [2.0]), ("s2", [2.0])], [{"id": "u", "jobs": [{"id": "j", "demand": [1.0], "tasks": 6, "duration": 10.0}]}])
+    s = build_scenario(["cpu", "mem"], [("s1", [2.0, 2.0]), ("s2", [2.0, 2.0])], [{"id": "u", "jobs": [{"id": "j", "demand": [1.0, 1.0], "tasks": 6, "duration": 10.0}]}])
     world = build(s, RunConfig(policy=policy, warmup=2.0))
     audit = WorkloadAudit(world)
     r = world.run(controls=[Crash(at=world.start + 5.0, addresses=("s2",))])
