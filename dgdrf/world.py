@@ -467,7 +467,7 @@ def build(scenario: Scenario, config: RunConfig) -> World:
     policy = deployment.policy
     collector = Collector(
         scenario, on_saturated=clock.stop, strict=True,  # an unhandled message is a bug here
-        notion=policy.fairness(), offers=policy.offers,
+        notion=policy.fairness(), offers=policy.offers, placeable=policy.placeable(),
         start=policy.allocation_start, time_scale=config.time_scale, user_start=policy.user_start, sample_every=config.sample_every,
     )
     transport = LocalTransport(

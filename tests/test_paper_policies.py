@@ -186,6 +186,25 @@ def test_udrf_online_is_work_conserving(capsys, tmp_path):
     assert doc["jobs"]["u2"] == {"job": 8} and doc["jobs"]["u3"] == {"main": 10} and doc["jobs"]["u4"] == {"main": 8}  # example 12, exactly
 
 
+def test_the_papers_drf_baseline_online_on_example12():
+    """Tahir et al.'s DRF (fig. 2: the (class, resource) pairs as resources, a user's jobs one
+    bundle in equal counts) online: u1's job1 may run at most one instance more than its
+    job2, which standard's CPU stops at 8, so job1 stops at 9 while hadoop is 47/56 idle
+    (the divisible offline baseline gives 8 and 8: dgdrf.model.udrf.udrf_drf_baseline);
+    u2 8 whole jobs, u3 10, u4 8 as the offline baseline. The run is saturated although
+    u1's job1 fits: the policy does not place it (Policy.placeable), and no allocation is
+    judged an error."""
+    from dgdrf.config import load_scenario
+    from dgdrf.model.udrf import udrf_drf_baseline, udrf_from_scenario
+
+    scenario = load_scenario("configs/tahir-example12.toml")
+    r = run_emulation(scenario, RunConfig(policy="drf-bundle", per_server=True))
+    assert r.stop_reason == "saturated" and r.invariant_violations == [] and r.error_ratio == 0.0
+    assert r.tasks == {"u1-job1": 9, "u1-job2": 8, "u2": 16, "u3": 10, "u4": 8} and r.instances == {"u2": {"job": 8}}
+    offline = udrf_drf_baseline(udrf_from_scenario(scenario)).jobs
+    assert offline == {"u1": {"u1-job1": 8, "u1-job2": 8}, "u2": {"job": 8}, "u3": {"main": 10}, "u4": {"main": 8}}
+
+
 def test_tenant_round_trips_and_bad_tenants(capsys, tmp_path):
     spec = dict(resources=["cpu"], servers=[("s", [4])], users=[{"id": "a", "demand": [1], "tenant": "t"}, {"id": "b", "demand": [1]}])
     s = build_scenario(**spec)

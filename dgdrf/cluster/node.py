@@ -267,7 +267,7 @@ async def run_node(opts: NodeOptions) -> int:
         policy = deployment.policy
         collector = collector_actor = None
         if opts.role == "collector":
-            collector = Collector(scenario, on_saturated=None, start=policy.allocation_start, time_scale=config.time_scale, user_start=policy.user_start, sample_every=config.sample_every, notion=policy.fairness(), offers=policy.offers)
+            collector = Collector(scenario, on_saturated=None, start=policy.allocation_start, time_scale=config.time_scale, user_start=policy.user_start, sample_every=config.sample_every, notion=policy.fairness(), offers=policy.offers, placeable=policy.placeable())
             transport.reporter = collector
             scheduler = None if policy.distributed else scenario.servers[0].id
             collector_actor = CollectorActor(collector, transport.reject, transport.roles, scheduler)

@@ -139,6 +139,9 @@ class Collector:
     #: is an error when a user whose task fit on the same server had a lower score
     notion: FairnessNotion | None = None
     offers: bool = False
+    #: which users the policy may place a task of now (Policy.placeable; None: every user
+    #: whose next task fits somewhere)
+    placeable: Callable[[AllocationLedger], np.ndarray] | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.notion, DominantShare) and not self.offers:
@@ -288,9 +291,11 @@ class Collector:
         return self.jobs.arrivals_left() or self.jobs.finishing_running()
 
     def fits_now(self) -> bool:
-        """Some user's next task fits on some server now, or an instance of a job of parts
-        has tasks on their way (ordered with those of it that started)."""
-        return bool(self.ledger.fits_anywhere().any()) or self.jobs.instances_in_flight()
+        """Some user's next task fits on some server now (one the policy may place), or an
+        instance of a job of parts has tasks on their way (ordered with those of it that
+        started)."""
+        fits = self.ledger.fits_anywhere() if self.placeable is None else self.placeable(self.ledger)
+        return bool(fits.any()) or self.jobs.instances_in_flight()
 
     def sample(self, now: float) -> None:
         """Take the samples due by ``now`` (model/timeline.py)."""
@@ -532,7 +537,7 @@ class Collector:
             return ledger.shares(), ledger.fits_anywhere()
         if self.offers:
             return self.notion.scores(ledger, server), ledger.fit[:, server].copy()
-        return self.notion.shares(ledger), ledger.fits_anywhere()
+        return self.notion.shares(ledger), ledger.fits_anywhere() if self.placeable is None else self.placeable(ledger)
 
     def lowest_competitor(self, server: int) -> int | None:
         """The user (index) an allocation on ``server`` should have gone to now: the lowest

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dgdrf.errors import ConfigError
 from dgdrf.policies.base import Policy, PolicyOptions
-from dgdrf.policies.centralized import CentralizedDRF, CentralizedDRFBestFit, CentralizedFIFO, CentralizedUDRF
+from dgdrf.policies.centralized import CentralizedBundleDRF, CentralizedDRF, CentralizedDRFBestFit, CentralizedFIFO, CentralizedUDRF
 from dgdrf.policies.ddrf import DdrfGradient, DdrfRandom
 from dgdrf.policies.dgdrf import DGDRF, DGTSF, PDGDRF, PDGTSF
 from dgdrf.policies.dpsdsf import DPSDSF
@@ -12,7 +12,7 @@ from dgdrf.policies.offers import CDRF, PSDSF, RPSDSF, TSF, CMMFCpu, CMMFMemory
 from dgdrf.policies.probes import Probes
 
 POLICIES: dict[str, type[Policy]] = {
-    cls.name: cls for cls in (CentralizedDRF, CentralizedDRFBestFit, CentralizedFIFO, Probes, DdrfRandom, DdrfGradient, DGDRF, PDGDRF, DGTSF, PDGTSF, DPSDSF, TSF, CDRF, PSDSF, RPSDSF, CMMFCpu, CMMFMemory, CentralizedUDRF)
+    cls.name: cls for cls in (CentralizedDRF, CentralizedDRFBestFit, CentralizedFIFO, Probes, DdrfRandom, DdrfGradient, DGDRF, PDGDRF, DGTSF, PDGTSF, DPSDSF, TSF, CDRF, PSDSF, RPSDSF, CMMFCpu, CMMFMemory, CentralizedUDRF, CentralizedBundleDRF)
 }
 
 

@@ -7,9 +7,13 @@ actor it is hosted by. Its options are :class:`PolicyOptions` (policies/options.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
+import numpy as np
+
 from dgdrf.errors import ConfigError
+from dgdrf.model.ledger import AllocationLedger
 from dgdrf.model.notions import FairnessNotion, notion
 from dgdrf.nodes.gateway import Routing
 from dgdrf.nodes.protocol import RETRY_S, RegisterServer, Registered
@@ -114,6 +118,12 @@ class Policy(ABC):
     def fairness(self) -> FairnessNotion:
         """The notion this policy ranks users by, and its runs are judged on."""
         return notion(self.notion_name, self.options.share_level)
+
+    def placeable(self) -> Callable[[AllocationLedger], np.ndarray] | None:
+        """Which users the policy may place a task of now, over a ledger of the truth (the
+        Collector's): what a run is saturated without and an allocation judged among.
+        None: every user whose next task fits somewhere (a work-conserving policy)."""
+        return None
 
     @property
     def allocation_start(self) -> float:

@@ -27,7 +27,7 @@ import numpy as np
 
 from dgdrf.model.ledger import AllocationLedger
 from dgdrf.model.notions import ClassShare, DominantShare, FairnessNotion
-from dgdrf.model.resources import SHARE_TIE_TOLERANCE
+from dgdrf.model.resources import SHARE_TIE_TOLERANCE, natural_key
 from dgdrf.nodes.gateway import FixedRouting, Routing
 from dgdrf.nodes.protocol import (
     PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Allocate, AllocateRejected, Decline, Idle, IdleNoted, Registered, RegisterServer, TaskFinished,
@@ -99,6 +99,52 @@ def select_udrf(notion: ClassShare) -> Selector:
         tied = mask & (shares <= low + SHARE_TIE_TOLERANCE * max(low, 1e-300))
         user = ledger.lowest_user(tied, notion.own(ledger))
         assert user is not None  # tied holds the lowest
+        server = ledger.first_fit(user)
+        assert server is not None  # the mask holds only users whose task fits somewhere
+        return user, server
+
+    return select
+
+
+def lagging_streams(ledger: AllocationLedger, waiting: Iterable[int]) -> np.ndarray:
+    """Per user: whether it is, among the ``waiting`` job streams of its tenant, the one with
+    the fewest instances running (ties to the lower id): the one a bundle of equal counts
+    grows next (:func:`select_bundle_drf`)."""
+    lagging: dict[str, tuple[float, tuple, int]] = {}
+    for u in waiting:
+        gang = ledger.gang_of(u)
+        size = sum(p.count for p in gang) if gang else 1
+        key = (float(ledger.tasks[u]) / size, natural_key(ledger.user_ids[u]), u)
+        tenant = ledger.tenant_of(u)
+        if tenant not in lagging or key < lagging[tenant]:
+            lagging[tenant] = key
+    mask = np.zeros(len(ledger.user_ids), dtype=bool)
+    mask[[u for _, _, u in lagging.values()]] = True
+    return mask
+
+
+def bundle_placeable(ledger: AllocationLedger) -> np.ndarray:
+    """Per user: whether :func:`select_bundle_drf` may place its next task now (it is its
+    tenant's lagging stream and fits): what a run is saturated without, and judged among."""
+    waiting = [u for u in range(len(ledger.user_ids)) if ledger.has_task(u)]
+    return lagging_streams(ledger, waiting) & ledger.fits_anywhere()
+
+
+def select_bundle_drf(notion: ClassShare) -> Selector:
+    """Tahir et al.'s DRF baseline online (§II-A, fig. 2; §V: "DRF with the machine classes
+    as resources"): the (class, resource) pairs are the resources, so a tenant's dominant
+    share is its largest share of a pair (``notion``, as UDRF's), and each tenant is one
+    bundle of its jobs in equal counts. Our reading online: a tenant's next placement is an
+    instance of its waiting job stream with the fewest instances running (ties to the lower
+    id), and when that one does not fit whole the tenant waits, its other jobs not growing
+    past it (the paper's fig. 9 calls what this leaves idle DRF's waste); among the tenants
+    whose next instance fits, the lowest share goes first, ties to the lower id."""
+
+    def select(ledger: AllocationLedger, pending: dict[str, TaskRequest]) -> tuple[int, int] | None:
+        mask = lagging_streams(ledger, [ledger.user_index[u] for u in pending]) & ledger.fits_anywhere()
+        user = ledger.lowest_user(mask, notion.shares(ledger))
+        if user is None:
+            return None
         server = ledger.first_fit(user)
         assert server is not None  # the mask holds only users whose task fits somewhere
         return user, server
@@ -459,6 +505,21 @@ class CentralizedUDRF(_Centralized):
         notion = self.fairness()
         assert isinstance(notion, ClassShare)
         return select_udrf(notion)
+
+
+class CentralizedBundleDRF(_Centralized):
+    name = "drf-bundle"
+    description = "Tahir et al.'s DRF baseline: the (class, resource) pairs as resources, a tenant's jobs in equal counts (its job with the fewest instances running next; the tenant waits when that one does not fit)"
+    notion_name = "udrf"
+    strict = False  # a tenant whose next job does not fit waits; the others go on
+
+    def selector(self, server) -> Selector:
+        notion = self.fairness()
+        assert isinstance(notion, ClassShare)
+        return select_bundle_drf(notion)
+
+    def placeable(self) -> Callable[[AllocationLedger], np.ndarray] | None:
+        return bundle_placeable
 
 
 class CentralizedFIFO(_Centralized):
