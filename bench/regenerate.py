@@ -259,7 +259,7 @@ TABLE: tuple[Artefact, ...] = (
               "python bench/lp_oracle_scale.py --instance scattered >> bench/results/lp-oracle-scale.txt"), "~10 min (424 + 21 + 156 + 4 s recorded)"),
     Artefact((f"{R}/papers/tahir-udrf.md", f"{R}/papers/tahir-udrf.json"), "run", ("python bench/papers/tahir_udrf.py --out bench/results/papers",), "~1 s"),
     Artefact((f"{R}/papers/tahir-trends.md", f"{R}/papers/tahir-trends.json"), "run", ("python bench/papers/tahir_trends.py --out bench/results/papers",),
-             "~2-4 min on two cores (100 emulated runs, 0.6-7 s each; ~3.3 min of CPU)"),
+             "~4 min on two cores (100 emulated runs, 2-10 s each)"),
     Artefact((f"{R}/papers/wang-trace.md", f"{R}/papers/wang-trace.json", f"{R}/papers/wang-trace-jct.png"), "machine",
              ("python bench/papers/wang_trace.py --out bench/results/papers --seeds 3 --jobs 2",),
              "~1 h on two cores (15 runs of 4,500 jobs on 1,000 servers, 260-480 CPU s each)",

@@ -217,7 +217,7 @@ def tables(raw: dict[str, Any]) -> list[Table]:
                  why=(f"u2's job ran {on_jobs['u2']['job']:g} instances, {online['tasks']['u2']} tasks: each instance one task on standard and one on public-IP, "
                       f"placed whole ({online['invariant_violations']} invariant violations: no instance ran with a part missing)"), printed=False),
         Relation("fig. 10", "the JCT reduction over DRF grows with the repetitions (10b) and the classes per job (10c)", "trends (no numbers)", "see tahir-trends.md", "—",
-                 why="dgdrf's DRF is not the paper's (classes as resources, each user one bundle, whose waste the paper names as the cause): tahir-trends.md counts nothing"),
+                 why="judged on tahir-trends.md, against the paper's DRF online (drf-bundle: classes as resources, each tenant's jobs in equal counts), whole multi-class jobs"),
     ])
     return [offline, baseline, online_t]
 
