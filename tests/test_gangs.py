@@ -119,7 +119,7 @@ def test_a_gang_of_identical_tasks_starts_together():
     assert starts["w"] >= 5.0  # after u's two tasks freed s1 (they started at 0 and last 5 s)
 
 
-@pytest.mark.parametrize("policy", ["drf", "fifo", "udrf"])
+@pytest.mark.parametrize("policy", ["drf", "fifo", "udrf", "drf-bundle"])
 @pytest.mark.parametrize("loss", [0.0, 0.05])
 def test_finite_gangs_drain_with_and_without_loss(policy, loss):
     """Finite jobs of parts beside plain jobs drain under every policy that places gangs,
@@ -135,7 +135,7 @@ def test_finite_gangs_drain_with_and_without_loss(policy, loss):
 
 
 def test_policies_that_cannot_place_gangs_refuse_them():
-    for policy in ("tsf", "dgdrf", "drf-bestfit"):
+    for policy in ("tsf", "dgdrf", "drf-bestfit", "cmmf-cpu", "d-psdsf"):
         with pytest.raises(ConfigError, match="cannot place jobs of parts"):
             run(g_and_h(), policy)
 
@@ -268,7 +268,7 @@ def test_udrf_online_places_the_instances_of_fig5(caps, jobs):
 
 @settings(max_examples=20, deadline=None)
 @given(
-    st.sampled_from(["drf", "fifo", "udrf"]),
+    st.sampled_from(["drf", "fifo", "udrf", "drf-bundle"]),
     st.lists(st.lists(st.tuples(st.integers(0, 2), st.integers(1, 2), st.integers(0, 2), st.integers(1, 2)), min_size=1, max_size=3), min_size=1, max_size=4),
     st.sampled_from([(0.0, 0.0), (0.05, 0.0), (0.0, 0.05), (0.05, 0.05)]),
     st.integers(1, 50),
