@@ -67,6 +67,9 @@ class RunResult:
     jobs: list[dict[str, Any]] | None = None
     #: per user, per job of parts (a gang): its instances that ran whole (model/gangs.py)
     instances: dict[str, dict[str, int]] | None = None
+    #: reservations of whole instances: made, given back (declined, expired, a member
+    #: gone), and the resource-seconds those given back held
+    reservations: dict[str, Any] | None = None
     #: when the last task of the finite jobs ended (seconds from the start of allocation)
     makespan: float | None = None
     #: job completion times: mean, p50, p95, p99, max (of the jobs that finished)
@@ -138,7 +141,7 @@ class RunResult:
 
 #: result keys left out of the JSON when None (they describe what the thesis's world has not)
 OPTIONAL_KEYS = (
-    "churn", "jobs", "instances", "makespan", "jct_s", "queueing_delay_s", "unfinished_tasks", "unrunnable_jobs", "withdrawn_jobs", "time_avg_shares", "jain_time_avg", "gini_time_avg",
+    "churn", "jobs", "instances", "reservations", "makespan", "jct_s", "queueing_delay_s", "unfinished_tasks", "unrunnable_jobs", "withdrawn_jobs", "time_avg_shares", "jain_time_avg", "gini_time_avg",
     "min_time_avg_share", "sharing_over_time", "envy_over_time", "samples", "weights", "time_scale", "fairness", "notion_shares", "per_server", "audit",
 )  # fmt: skip
 
@@ -172,6 +175,7 @@ def job_measures(collector: Collector, end: float) -> dict[str, Any]:
         out["unfinished_tasks"] = unfinished or None
     if scenario.gangs:
         out["instances"] = collector.jobs.instance_counts()
+        out["reservations"] = collector.reservations
     if collector.jobs.specs:
         out["unrunnable_jobs"] = collector.jobs.unrunnable_records()
         if collector.jobs.users_down:

@@ -298,3 +298,15 @@ def test_random_finite_gangs_drain_whole(policy, jobs, faults, seed):
     r = run(scenario, policy, loss=loss, duplicate=duplicate, seed=seed)
     assert r.stop_reason == "drained" and r.invariant_violations == [], (r.stop_reason, r.invariant_violations[:3])
     assert r.instances == {f"u{i}": {"job": 1 + i % 3} for i in range(len(jobs))}
+
+
+def test_a_reservation_given_back_is_counted_with_what_it_held():
+    """Half the messages lost (seed 13): the scheduler reserves g's instance twice; the first
+    proposal expires unanswered after 2 s and is given back, having held both tasks' <1, 1>
+    for those 2 s: 4 CPU-seconds and 4 memory-seconds for nothing. Without loss every
+    reservation is taken up."""
+    r = run(g_and_h(), "drf", loss=0.5, seed=13, max_time=30.0)
+    assert r.invariant_violations == [] and r.instances == {"g": {"job": 1}}
+    assert r.reservations == {"made": 2, "given_back": 1, "held_resource_seconds": {"cpu": 4.0, "mem": 4.0}}
+    clean = run(g_and_h(), "drf")
+    assert clean.reservations == {"made": 1, "given_back": 0, "held_resource_seconds": {"cpu": 0.0, "mem": 0.0}}

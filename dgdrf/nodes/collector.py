@@ -29,6 +29,7 @@ shares and samples them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,6 +69,7 @@ REPORT_KINDS = frozenset({
     "repeated_start", "rejected", "task_lost", "withdrawn", "stray_allocation",
     "finished",  # handled: a task ended
     "given_up", "resumed",  # handled: a job no server up can run, aside and back again (model/fleet.py)
+    "gang_reserved", "gang_released",  # handled: an instance of a job of parts reserved whole, and a reservation given back
 })  # fmt: skip
 #: Most tasks of one user the collector keeps track of before they are allocated (reported
 #: submitted or accepted). A user has one task on its way at a time, a few with losses;
@@ -165,6 +167,9 @@ class Collector:
         self._unrunnable_known: dict[tuple[tuple[float, ...], Constraint], bool] = {}
         self._allocated: set[tuple[str, int]] = set()
         self._part_starts: list[tuple[float, str, int, str]] = []  # the later tasks of instances: (time, user, task id, server)
+        #: reservations of whole instances (jobs of parts): made, given back, and what those
+        #: given back held, resource-seconds per resource
+        self.reservations: dict[str, Any] = {"made": 0, "given_back": 0, "held_resource_seconds": dict.fromkeys(self.scenario.resources, 0.0)}
         self._open: dict[str, set[int]] = {}  # user -> its tasks reported but not allocated
         every = self.sample_every
         if every is None and self.scenario.finishing:
@@ -413,6 +418,21 @@ class Collector:
             self.latencies.append(time - t0)
         self._shares_changed(time)
         self._judge(time)
+
+    def _on_gang_reserved(self, source: str, time: float, f: dict[str, Any]) -> None:
+        self.reservations["made"] += 1
+        self.counters["gang_reserved"] = self.counters.get("gang_reserved", 0) + 1
+
+    def _on_gang_released(self, source: str, time: float, f: dict[str, Any]) -> None:
+        """A reservation of a whole instance given back (declined, expired, its server or
+        user gone): what it held, resource-seconds, for nothing."""
+        self.reservations["given_back"] += 1
+        self.counters["gang_released"] = self.counters.get("gang_released", 0) + 1
+        held = f.get("held")
+        if isinstance(held, list) and len(held) == len(self.scenario.resources):
+            for name, x in zip(self.scenario.resources, held, strict=True):
+                if isinstance(x, (int, float)) and math.isfinite(x) and x >= 0:
+                    self.reservations["held_resource_seconds"][name] += float(x)
 
     def _part_allocated(self, user: str, task_id: int, server: str, time: float, u: int, s: int) -> None:
         """A later task of an instance started (the instance is one placement: judged and

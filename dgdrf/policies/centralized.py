@@ -177,6 +177,9 @@ class Placement:
     request: TaskRequest
     slots: tuple[int, ...] = ()
     demands: tuple[tuple[float, ...], ...] = ()
+    #: when an instance's tasks were reserved (what a reservation given back held is
+    #: counted from it)
+    reserved_at: float = 0.0
 
     def tasks(self) -> list[tuple[int, int, list[float]]]:
         """(task id, server, demand) of each task it places."""
@@ -357,7 +360,9 @@ class CentralScheduler(TickingRole):
         demands = tuple(p.demand for p in gang for _ in range(p.count))
         for s, d in zip(slots, demands, strict=True):
             self.ledger.allocate(user, s, check=False, demand=d)  # every task reserved, in one decision
-        self.proposals.propose(user_id, request.task_id, self.ledger.server_ids[server], Placement(server, request, tuple(slots), demands), [self.ledger.server_ids[s] for s in slots])
+        self.actor.report("gang_reserved", user=user_id, task_id=request.task_id, tasks=len(slots))
+        placement = Placement(server, request, tuple(slots), demands, self.actor.now())
+        self.proposals.propose(user_id, request.task_id, self.ledger.server_ids[server], placement, [self.ledger.server_ids[s] for s in slots])
 
     def _lowest_waits(self) -> bool:
         """DRF's strict order: whether the lowest-share user whose task fits has its
@@ -392,6 +397,8 @@ class CentralScheduler(TickingRole):
         if placement.slots:
             for s, d in zip(placement.slots, placement.demands, strict=True):
                 self.ledger.release(u, s, d)
+            held = (self.actor.now() - placement.reserved_at) * np.sum(placement.demands, axis=0)
+            self.actor.report("gang_released", user=user, task_id=request.task_id, held=[float(x) for x in held])
         else:
             self.ledger.release(u, placement.server, request.demand if request.extended else None)
         self._settled = False
