@@ -310,3 +310,20 @@ def test_a_reservation_given_back_is_counted_with_what_it_held():
     assert r.reservations == {"made": 2, "given_back": 1, "held_resource_seconds": {"cpu": 4.0, "mem": 4.0}}
     clean = run(g_and_h(), "drf")
     assert clean.reservations == {"made": 1, "given_back": 0, "held_resource_seconds": {"cpu": 0.0, "mem": 0.0}}
+
+
+def test_an_instance_request_crosses_the_wire_checked():
+    """Network mode checks every field of a frame from outside: an instance's request
+    carries its parts after the tenant, so a user without a tenant writes the tenant's
+    default "" on the wire, which must pass (a real cluster's udrf on example 12 lost u2's
+    every request so); an empty string where no default is "" is still refused."""
+    from dgdrf.errors import DecodeError
+    from dgdrf.nodes.protocol import Proposal, TaskRequest
+    from dgdrf.runtime.messages import decode_checked, encode
+
+    req = TaskRequest("u2", 0, [1.0, 1.0], 0.0, 1.0, 0.0, [], {"class": "standard"}, 0.0, 1, "", [[1.0, 1.0], [1.0, 1.0]], [1.0, 1.0], [[], []],
+                      [{"class": "standard"}, {"class": "public-IP"}])
+    assert decode_checked(encode(req)) == req and req.gang() is not None and len(req.gang()) == 2
+    assert decode_checked(encode(Proposal(0, "s1", 1, ["s1", "s2"]))).servers == ["s1", "s2"]
+    with pytest.raises(DecodeError, match="TaskRequest.user"):
+        decode_checked(encode(TaskRequest("", 0, [1.0], 0.0)))
