@@ -419,3 +419,13 @@ def test_a_cluster_drains_when_a_server_and_a_user_are_killed_and_a_server_joins
     finished = {(j["user"], j["job"]) for j in result["jobs"] if j["finish"] is not None}
     assert {("u1", "gpu"), ("u2", "plain")} <= finished
     assert result["processes"] == 11 and result["handler_errors"] == 0 and not result["rejected_frames"]
+
+
+def test_a_cluster_places_jobs_of_parts_whole():
+    """ORACLES.md example 12 on 12 processes: udrf places u2's job of two parts whole over
+    the network, as the emulation does (u2 8 whole jobs, u3 10), no invariant violation."""
+    args = ["--scenario", "configs/tahir-example12.toml", "--policy", "udrf", "--tick", "0.05"]
+    code, result, cluster = cluster_up(args, 4, 5, None, TIMEOUT)  # the scenario's 4 servers and 5 users
+    assert code == 0 and result is not None, cluster.tail("collector", 20)
+    assert result["stop_reason"] == "saturated" and result["invariant_violations"] == [] and result["mode"] == "network"
+    assert result["instances"] == {"u2": {"job": 8}} and result["tasks"]["u3"] == 10 and result["error_ratio"] == 0.0
