@@ -51,7 +51,7 @@ _ARITY: dict[int, tuple[int, int]] = {}
 #: tag -> function building the message from its decoded array [tag, fields...]
 _DECODERS: dict[int, Callable[[list], Any]] = {}
 #: tag -> [(field index in the frame, field name, check)], for frames from outside
-_CHECKS: dict[int, list[tuple[int, str, Callable[[Any], str | None], Any]]] = {}
+_CHECKS: dict[int, list[tuple[int, str, Callable[[Any], str | None]]]] = {}
 #: tag -> the largest frame accepted from outside, bytes
 _MAX_FRAME: dict[int, int] = {}
 _largest_frame = 0
@@ -110,6 +110,10 @@ def _string(v: Any) -> str | None:
     return None
 
 
+def _string_or_empty(v: Any) -> str | None:
+    return None if v == "" and type(v) is str else _string(v)
+
+
 def _boolean(v: Any) -> str | None:
     return None if type(v) is bool else f"must be true or false, got {type(v).__name__}"
 
@@ -159,10 +163,13 @@ def _mapping(v: Any) -> str | None:
     return None
 
 
-def field_check(annotation: str, signed: bool = False, infinite: bool = False) -> Callable[[Any], str | None]:
+def field_check(annotation: str, signed: bool = False, infinite: bool = False, empty: bool = False) -> Callable[[Any], str | None]:
     """The check of a field from its annotation (a string: modules use postponed
-    annotations); each check returns None or what is wrong."""
+    annotations); each check returns None or what is wrong. ``empty``: a string may be ""
+    (its default, on the wire when a later optional field is set)."""
     a = annotation.replace(" ", "")
+    if a == "str" and empty:
+        return _string_or_empty
     simple: dict[str, Callable[[Any], str | None]] = {
         "int": _integer(signed),
         "float": _number(signed, infinite),
@@ -250,7 +257,8 @@ def message(
         for name in (*signed, *infinite):
             if name not in known:
                 raise ValueError(f"{cls.__name__} has no field {name!r}")
-        _CHECKS[tag] = [(i + 1, f.name, field_check(str(f.type), f.name in signed, f.name in infinite), _default(f)) for i, f in enumerate(dataclasses.fields(dc))]
+        # a string field whose default is "" takes "" (written when a later optional field is set)
+        _CHECKS[tag] = [(i + 1, f.name, field_check(str(f.type), f.name in signed, f.name in infinite, empty=f.default == "")) for i, f in enumerate(dataclasses.fields(dc))]
         _MAX_FRAME[tag] = max_frame
         global _largest_frame
         _largest_frame = max(_MAX_FRAME.values())
@@ -299,19 +307,6 @@ def decode(data: bytes) -> Message:
     return _build(*_unpack(data, strict_map_key=False))
 
 
-#: a field without a default (what :func:`_default` gives for it)
-_REQUIRED = object()
-
-
-def _default(f: dataclasses.Field) -> Any:
-    """A message field's default value (a fresh one for a factory), or ``_REQUIRED``."""
-    if f.default is not dataclasses.MISSING:
-        return f.default
-    if f.default_factory is not dataclasses.MISSING:
-        return f.default_factory()
-    return _REQUIRED
-
-
 def decode_checked(data: bytes) -> Message:
     """Decode a frame that came from outside: as :func:`decode`, and every field checked
     against its declaration (type, finite, sign, length) before any handler sees it; the
@@ -322,11 +317,9 @@ def decode_checked(data: bytes) -> Message:
     tag, cls, arr = _unpack(data, **_OUTSIDE_LIMITS)
     if len(data) > _MAX_FRAME[tag]:
         raise DecodeError(f"{cls.__name__} frame of {len(data)} bytes, over its {_MAX_FRAME[tag]}-byte limit")
-    for i, name, check, default in _CHECKS[tag]:
+    for i, name, check in _CHECKS[tag]:
         if i >= len(arr):
             break  # an optional field left out (its default holds)
-        if default is not _REQUIRED and type(arr[i]) is type(default) and arr[i] == default:
-            continue  # an optional field at its default, written because a later one is set (an empty tenant before a job's parts)
         bad = check(arr[i])
         if bad is not None:
             raise DecodeError(f"{cls.__name__}.{name} {bad}")
