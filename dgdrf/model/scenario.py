@@ -44,7 +44,7 @@ from dgdrf.model.constraints import UNCONSTRAINED, Constraint, ConstraintError, 
 from dgdrf.model.distributions import DistributionError, parse_duration
 from dgdrf.model.gangs import PartSlots, pack
 from dgdrf.model.resources import fit_mask, natural_key
-from dgdrf.model.workload import MAIN_JOB, JobSpec, Part, job_order
+from dgdrf.model.workload import MAIN_JOB, JobSpec, Part, instance_size, job_order
 
 #: Upper bounds that keep virtual time (integer microseconds) far from overflow.
 MAX_SECONDS = 1e9
@@ -425,8 +425,8 @@ def _parse_parts(raw: Any, where: str, who: str, m: int, servers: list[str], fai
         if isinstance(count, bool) or not isinstance(count, int) or not 0 < count <= MAX_INSTANCE_TASKS:
             raise fail(f"{at}.count", f"{who}: must be a positive integer (at most {MAX_INSTANCE_TASKS}), got {count!r}"[:200])
         parts.append(Part(demand, count, _parse_constraint(entry, at, who, servers, fail)))
-    if sum(p.count for p in parts) > MAX_INSTANCE_TASKS:
-        raise fail(f"{where}.parts", f"{who}: an instance of {sum(p.count for p in parts)} tasks; at most {MAX_INSTANCE_TASKS}")
+    if instance_size(parts) > MAX_INSTANCE_TASKS:
+        raise fail(f"{where}.parts", f"{who}: an instance of {instance_size(parts)} tasks; at most {MAX_INSTANCE_TASKS}")
     return tuple(parts)
 
 

@@ -52,6 +52,11 @@ class Part:
     constraint: Constraint = UNCONSTRAINED
 
 
+def instance_size(parts: Sequence[Part] | None) -> int:
+    """Tasks in one instance of ``parts`` (none: a plain task, 1)."""
+    return sum(p.count for p in parts) if parts else 1
+
+
 @dataclass(frozen=True)
 class JobSpec:
     """One job: ``tasks`` tasks (None: endless) of ``demand``, each running for a draw of
@@ -94,7 +99,7 @@ class JobSpec:
     @property
     def instance_size(self) -> int:
         """Tasks in one instance (1 for a plain job)."""
-        return sum(p.count for p in self.part_list)
+        return instance_size(self.parts)
 
     @property
     def bundle(self) -> tuple[float, ...]:

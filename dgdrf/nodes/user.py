@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dgdrf.model.fleet import Fleet
-from dgdrf.model.workload import CLASSIC, Durations, JobSpec, Part, TaskRef, TaskTraits, UserWorkload, arrival_time
+from dgdrf.model.workload import CLASSIC, Durations, JobSpec, Part, TaskRef, TaskTraits, UserWorkload, arrival_time, instance_size
 from dgdrf.nodes.protocol import (
     RETRY_S,
     Accept,
@@ -187,7 +187,7 @@ class User(Actor):
     @property
     def size(self) -> int:
         """Tasks in the current placement: an instance's, or 1."""
-        return sum(p.count for p in self.gang) if self.gang else 1
+        return instance_size(self.gang)
 
     def _request_server(self) -> None:
         if self.current is None:

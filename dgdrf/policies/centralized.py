@@ -28,6 +28,7 @@ import numpy as np
 from dgdrf.model.ledger import AllocationLedger
 from dgdrf.model.notions import ClassShare, DominantShare, FairnessNotion
 from dgdrf.model.resources import SHARE_TIE_TOLERANCE, natural_key
+from dgdrf.model.workload import instance_size
 from dgdrf.nodes.gateway import FixedRouting, Routing
 from dgdrf.nodes.protocol import (
     PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Allocate, AllocateRejected, Decline, Idle, IdleNoted, Registered, RegisterServer, TaskFinished,
@@ -70,17 +71,24 @@ def select_drf_best_fit(ledger: AllocationLedger, pending: dict[str, TaskRequest
     return user, server
 
 
+def lowest_first_fit(ledger: AllocationLedger, mask: np.ndarray, scores: np.ndarray) -> tuple[int, int] | None:
+    """The lowest-scored user of ``mask`` (ties to the lower id) and the first server its
+    next task fits on; None when ``mask`` holds nobody. ``mask`` must hold only users
+    whose next task fits somewhere."""
+    user = ledger.lowest_user(mask, scores)
+    if user is None:
+        return None
+    server = ledger.first_fit(user)
+    assert server is not None  # the mask holds only users whose task fits somewhere
+    return user, server
+
+
 def select_lowest_first_fit(notion: FairnessNotion) -> Selector:
     """As :func:`select_drf_first_fit`, ranking users by ``notion`` (DRF's share levels,
     Ru et al. alg. 1: the user-driven rule with another share)."""
 
     def select(ledger: AllocationLedger, pending: dict[str, TaskRequest]) -> tuple[int, int] | None:
-        user = ledger.lowest_user(waiting_mask(ledger, pending), notion.shares(ledger))
-        if user is None:
-            return None
-        server = ledger.first_fit(user)
-        assert server is not None  # the mask holds only users whose task fits somewhere
-        return user, server
+        return lowest_first_fit(ledger, waiting_mask(ledger, pending), notion.shares(ledger))
 
     return select
 
@@ -97,11 +105,7 @@ def select_udrf(notion: ClassShare) -> Selector:
         shares = notion.shares(ledger)
         low = shares[mask].min()
         tied = mask & (shares <= low + SHARE_TIE_TOLERANCE * max(low, 1e-300))
-        user = ledger.lowest_user(tied, notion.own(ledger))
-        assert user is not None  # tied holds the lowest
-        server = ledger.first_fit(user)
-        assert server is not None  # the mask holds only users whose task fits somewhere
-        return user, server
+        return lowest_first_fit(ledger, tied, notion.own(ledger))
 
     return select
 
@@ -112,9 +116,7 @@ def lagging_streams(ledger: AllocationLedger, waiting: Iterable[int]) -> np.ndar
     grows next (:func:`select_bundle_drf`)."""
     lagging: dict[str, tuple[float, tuple, int]] = {}
     for u in waiting:
-        gang = ledger.gang_of(u)
-        size = sum(p.count for p in gang) if gang else 1
-        key = (float(ledger.tasks[u]) / size, natural_key(ledger.user_ids[u]), u)
+        key = (float(ledger.tasks[u]) / instance_size(ledger.gang_of(u)), natural_key(ledger.user_ids[u]), u)
         tenant = ledger.tenant_of(u)
         if tenant not in lagging or key < lagging[tenant]:
             lagging[tenant] = key
@@ -142,12 +144,7 @@ def select_bundle_drf(notion: ClassShare) -> Selector:
 
     def select(ledger: AllocationLedger, pending: dict[str, TaskRequest]) -> tuple[int, int] | None:
         mask = lagging_streams(ledger, [ledger.user_index[u] for u in pending]) & ledger.fits_anywhere()
-        user = ledger.lowest_user(mask, notion.shares(ledger))
-        if user is None:
-            return None
-        server = ledger.first_fit(user)
-        assert server is not None  # the mask holds only users whose task fits somewhere
-        return user, server
+        return lowest_first_fit(ledger, mask, notion.shares(ledger))
 
     return select
 
