@@ -266,7 +266,7 @@ TABLE: tuple[Artefact, ...] = (
              note="records each run's wall and CPU time: they vary with the machine's load"),
     Artefact((f"{R}/papers/wang-trace-contended.md", f"{R}/papers/wang-trace-contended.json", f"{R}/papers/wang-trace-contended-jct.png"), "machine",
              ("python bench/papers/wang_trace.py --experiment wang-trace-contended --out bench/results/papers --seeds 10 --jobs 2",),
-             "~45 min on two cores (60 runs of 2,300 jobs on 100 servers, 70-90 CPU s each)",
+             "~45 min on two cores (60 runs of 2,300 jobs on 100 servers, 65-99 CPU s each)",
              note="records each run's wall and CPU time: they vary with the machine's load"),
     Artefact((f"{R}/distributed-tsf-100x20.txt",), "run", ("python bench/distributed_tsf.py --census > bench/results/distributed-tsf-100x20.txt",),
              "~17 min on two cores (17 runs of an hour of Google-like jobs on 100 servers, ~100-130 s each)"),

@@ -50,9 +50,10 @@ records, ``runs_from_raw``).
 
 The page's relations are on ``SEEDS`` seeds at ``LOAD``; ``OTHER_SEEDS`` seeds at each of
 ``OTHER_LOADS`` (the same jobs, their arrivals spread for another load) are shown beside
-them, not judged. Cost: 2-10 s a run, 100 runs by default; with the default two worker
-processes about 4 min of wall time on two cores (243 s measured, timed by the script on
-stderr). The page does not depend on ``--jobs``.
+them, not judged. Cost: 100 runs by default; with the default two worker processes one run of
+the script took 243 s of wall time on two cores, 2.4-9.4 s a run (its own timing on
+stderr, not recorded: wall times stay off the page so that a rerun rewrites it byte for
+byte). The page does not depend on ``--jobs``.
 """
 
 from __future__ import annotations

@@ -55,7 +55,8 @@ with the command that shows it, its events and its unfinished tasks, instead of 
 
 Cost (2 cores shared with other work): wang-trace, 4-10 min of wall time a run, about 6
 simulated hours each, 15 runs at 3 seeds: about an hour with ``--jobs 2``;
-wang-trace-contended, 70-90 s a run, 60 runs at 10 seeds: about 45 min.
+wang-trace-contended, 65-99 CPU s a run (the page's cost table records each), 60 runs at
+10 seeds: about 45 min with ``--jobs 2`` (timed by hand, not recorded).
 """
 
 from __future__ import annotations
