@@ -101,11 +101,6 @@ class JobSpec:
         """Tasks in one instance (1 for a plain job)."""
         return instance_size(self.parts)
 
-    @property
-    def bundle(self) -> tuple[float, ...]:
-        """What one instance holds: the sum over its parts of count x demand."""
-        return tuple(float(x) for x in sum((p.count * np.asarray(p.demand, dtype=np.float64) for p in self.part_list), np.zeros(len(self.demand))))
-
 
 def arrival_time(arrival: float, start: float, time_scale: float, user_start: float) -> float:
     """When a job that arrives ``arrival`` workload seconds into the run becomes pending,

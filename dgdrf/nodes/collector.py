@@ -421,13 +421,11 @@ class Collector:
 
     def _on_gang_reserved(self, source: str, time: float, f: dict[str, Any]) -> None:
         self.reservations["made"] += 1
-        self.counters["gang_reserved"] = self.counters.get("gang_reserved", 0) + 1
 
     def _on_gang_released(self, source: str, time: float, f: dict[str, Any]) -> None:
         """A reservation of a whole instance given back (declined, expired, its server or
         user gone): what it held, resource-seconds, for nothing."""
         self.reservations["given_back"] += 1
-        self.counters["gang_released"] = self.counters.get("gang_released", 0) + 1
         held = f.get("held")
         if isinstance(held, list) and len(held) == len(self.scenario.resources):
             for name, x in zip(self.scenario.resources, held, strict=True):
@@ -648,8 +646,7 @@ class Collector:
         """End-of-run invariants: every allocated task was accepted exactly once by its
         user, for the server it runs on. Checked at the end because in network mode the
         user's and the server's reports may arrive in either order."""
-        starts = {(r.time, r.user, r.task_id, r.server) for r in self.allocations} | set(self._part_starts)
-        for time, user, task_id, server in sorted(starts):
+        for time, user, task_id, server in [(r.time, r.user, r.task_id, r.server) for r in self.allocations] + self._part_starts:
             accepted = self.accepted.get((user, task_id), [])
             if accepted != [server]:
                 self.violations.append(f"t={time:.6f}: task {task_id} of {user} allocated on {server} but accepted for {accepted}")
