@@ -178,13 +178,16 @@ class Backlog(Observer):
 
     def __init__(self) -> None:
         self.in_use: list[list[float]] = []
+        self.label = np.zeros(0, dtype=str)  # each server's class (the scenario's servers: no churn here)
 
     def started(self, world) -> None:
+        ledger = world.collector.ledger
+        self.label = np.array([str(ledger.server_attributes(s).get("class", "")) for s in range(len(ledger.server_ids))])
         world.clock.call_later(max(0.0, world.start - world.clock.now()) + LOOK_EVERY, self._look, world)
 
     def _look(self, world) -> None:
         ledger = world.collector.ledger
-        label = np.array([str(ledger.server_attributes(s).get("class", "")) for s in range(len(ledger.server_ids))])
+        label = self.label
         needed: set[str] = set()
         for u in np.flatnonzero(ledger.tasked()):
             for part in ledger.gang_of(int(u)) or ():
