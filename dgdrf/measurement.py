@@ -68,7 +68,7 @@ class RunResult:
     #: per user, per job of parts (a gang): its instances that ran whole (model/gangs.py)
     instances: dict[str, dict[str, int]] | None = None
     #: reservations of whole instances: made, given back (declined, expired, a member
-    #: gone), and the resource-seconds those given back held
+    #: gone), distributed tries abandoned in part, and the resource-seconds all those held
     reservations: dict[str, Any] | None = None
     #: when the last task of the finite jobs ended (seconds from the start of allocation)
     makespan: float | None = None

@@ -135,7 +135,7 @@ def test_finite_gangs_drain_with_and_without_loss(policy, loss):
 
 
 def test_policies_that_cannot_place_gangs_refuse_them():
-    for policy in ("tsf", "dgdrf", "drf-bestfit", "cmmf-cpu", "d-psdsf"):
+    for policy in ("tsf", "probes", "drf-bestfit", "cmmf-cpu", "d-psdsf"):
         with pytest.raises(ConfigError, match="cannot place jobs of parts"):
             run(g_and_h(), policy)
 
@@ -307,9 +307,9 @@ def test_a_reservation_given_back_is_counted_with_what_it_held():
     reservation is taken up."""
     r = run(g_and_h(), "drf", loss=0.5, seed=13, max_time=30.0)
     assert r.invariant_violations == [] and r.instances == {"g": {"job": 1}}
-    assert r.reservations == {"made": 2, "given_back": 1, "held_resource_seconds": {"cpu": 4.0, "mem": 4.0}}
+    assert r.reservations == {"made": 2, "given_back": 1, "partial": 0, "held_resource_seconds": {"cpu": 4.0, "mem": 4.0}}
     clean = run(g_and_h(), "drf")
-    assert clean.reservations == {"made": 1, "given_back": 0, "held_resource_seconds": {"cpu": 0.0, "mem": 0.0}}
+    assert clean.reservations == {"made": 1, "given_back": 0, "partial": 0, "held_resource_seconds": {"cpu": 0.0, "mem": 0.0}}
 
 
 def test_an_instance_request_crosses_the_wire_checked():

@@ -70,6 +70,7 @@ REPORT_KINDS = frozenset({
     "finished",  # handled: a task ended
     "given_up", "resumed",  # handled: a job no server up can run, aside and back again (model/fleet.py)
     "gang_reserved", "gang_released",  # handled: an instance of a job of parts reserved whole, and a reservation given back
+    "gang_overdue", "gang_hold_lapsed", "gang_commit_failed",  # a distributed try at an instance: too slow, a hold given back unasked, a commit without room
 })  # fmt: skip
 #: Most tasks of one user the collector keeps track of before they are allocated (reported
 #: submitted or accepted). A user has one task on its way at a time, a few with losses;
@@ -169,7 +170,7 @@ class Collector:
         self._part_starts: list[tuple[float, str, int, str]] = []  # the later tasks of instances: (time, user, task id, server)
         #: reservations of whole instances (jobs of parts): made, given back, and what those
         #: given back held, resource-seconds per resource
-        self.reservations: dict[str, Any] = {"made": 0, "given_back": 0, "held_resource_seconds": dict.fromkeys(self.scenario.resources, 0.0)}
+        self.reservations: dict[str, Any] = {"made": 0, "given_back": 0, "partial": 0, "held_resource_seconds": dict.fromkeys(self.scenario.resources, 0.0)}
         self._open: dict[str, set[int]] = {}  # user -> its tasks reported but not allocated
         every = self.sample_every
         if every is None and self.scenario.finishing:
@@ -425,7 +426,10 @@ class Collector:
     def _on_gang_released(self, source: str, time: float, f: dict[str, Any]) -> None:
         """A reservation of a whole instance given back (declined, expired, its server or
         user gone): what it held, resource-seconds, for nothing."""
-        self.reservations["given_back"] += 1
+        if f.get("whole", True):
+            self.reservations["given_back"] += 1
+        else:  # a distributed try abandoned with part of the instance held (policies/gang_desk.py)
+            self.reservations["partial"] += 1
         held = f.get("held")
         if isinstance(held, list) and len(held) == len(self.scenario.resources):
             for name, x in zip(self.scenario.resources, held, strict=True):

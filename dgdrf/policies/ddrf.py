@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from dgdrf.nodes.protocol import Idle, IdleNoted, TaskQueued, TaskRequest
 from dgdrf.overlay.gradient import GradientBase
 from dgdrf.policies.distributed import DistributedPolicy
-from dgdrf.policies.local import HomeUsers, TaskDesk
+from dgdrf.policies.local import HomeUsers, TaskDesk, tie_break
 from dgdrf.policies.messages import RoomFreed, ShareReply, ShareRequest
 from dgdrf.policies.neighbours import FixedNeighbours
 from dgdrf.nodes.ticking import TickingRole
@@ -81,6 +81,7 @@ class HomeScheduler(TickingRole):
         self.home = HomeUsers(desk.meter)
         #: user -> the server whose room notice unstuck it (its next walk's first hop)
         self._room_at: dict[str, str] = {}
+        self._gang_tries = 0  # instances' failed tries here (their backoffs differ by it)
         desk.on_resolved = self._resolved
         desk.on_walk_failed = self._walk_failed
 
@@ -90,8 +91,26 @@ class HomeScheduler(TickingRole):
             hooks.append(self._room_freed)
 
     def on_TaskRequest(self, src: str, msg: TaskRequest) -> None:
+        if msg.parts and not self._instance_ok(src, msg):
+            return
         self.actor.send(msg.user, TaskQueued(msg.task_id))
         self.home.submit(msg)
+
+    def _instance_ok(self, src: str, msg: TaskRequest) -> bool:
+        """Whether a request for an instance of a job of parts can be placed here: a
+        policy that places instances (policies/gang_desk.py) and parts that make sense."""
+        if self.desk.gangs is None:
+            self.actor.report("bad_message", type="TaskRequest", src=src, reason="parts: this policy does not place jobs of parts")
+            return False
+        try:
+            parts = msg.gang()
+        except ValueError as exc:
+            self.actor.report("bad_message", type="TaskRequest", src=src, reason=f"parts: {exc}"[:300])
+            return False
+        if parts is not None and any(len(p.demand) != len(msg.demand) for p in parts):
+            self.actor.report("bad_message", type="TaskRequest", src=src, reason="a part's demand does not match the resources")
+            return False
+        return True
 
     def on_Idle(self, src: str, msg: Idle) -> None:
         """A home user with nothing pending leaves the competition (eq. 4.2's minimum)
@@ -138,12 +157,20 @@ class HomeScheduler(TickingRole):
         if not self.desk.ready():  # no estimate of C (or of the meter's census) yet: push-sum spreading
             return False
         req = u.request
-        if not self.desk.place(uid, req.task_id, req.demand, u.share, self.actor.address, req.traits(), self._room_at.pop(uid, None)):
+        if not self._send_out(uid, req, u.share, self._room_at.pop(uid, None)):
             self._stuck(uid, u)  # no room here and nowhere to walk
             return False
         u.out = True
         self.actor.after(self.desk.walk_patience, self._overdue, uid, req.task_id)
         return True
+
+    def _send_out(self, user: str, req: TaskRequest, share: float, first: str | None = None) -> bool:
+        """Propose ``req``'s task here or walk it (TaskDesk.place); an instance of a job
+        of parts, reserve it whole then commit (policies/gang_desk.py). False if no
+        walk is possible."""
+        if req.parts:
+            return self.desk.gangs.place(user, req, share, first)
+        return self.desk.place(user, req.task_id, req.demand, share, self.actor.address, req.traits(), first)
 
     def _overdue(self, user: str, task_id: int) -> None:
         """A task still out after the longest lossless walk and its proposal: its walk
@@ -181,7 +208,11 @@ class HomeScheduler(TickingRole):
         self.home.mark_stuck(u)
         longest = STUCK_ENDING_MAX_S if u.request.duration > 0 else STUCK_MAX_S
         u.stuck_for = min(longest, 2 * u.stuck_for) if u.stuck_for else STUCK_FIRST_S
-        self.actor.after(u.stuck_for, self._retry_stuck, user, u.request.task_id)
+        wait = u.stuck_for
+        if u.request.parts:  # instances that took each other's room try again apart, not in step (policies/gang_desk.py)
+            self._gang_tries += 1
+            wait *= 1.0 + tie_break(f"{user}/{u.request.task_id}/{self._gang_tries}")
+        self.actor.after(wait, self._retry_stuck, user, u.request.task_id)
 
     def _retry_stuck(self, user: str, task_id: int) -> None:
         """Try a stuck user's task again, in the background: it stays out of the
@@ -197,12 +228,11 @@ class HomeScheduler(TickingRole):
         if not self.desk.ready():
             self._stuck(user, u)
             return
-        req = u.request
-        if not self.desk.place(user, req.task_id, req.demand, u.share, self.actor.address, req.traits()):
+        if not self._send_out(user, u.request, u.share):
             self._stuck(user, u)
             return
         u.out = True
-        self.actor.after(self.desk.walk_patience, self._overdue, user, req.task_id)
+        self.actor.after(self.desk.walk_patience, self._overdue, user, u.request.task_id)
 
 
 
@@ -248,6 +278,7 @@ class DdrfScheduler(HomeScheduler):
 class DdrfRandom(DistributedPolicy):
     name = "ddrf-random"
     sweep_cost = 8.0
+    gangs = True  # its homes reserve an instance's servers, then commit (policies/gang_desk.py)
     servers_track_members = True
     description = "DDRF, fixed random neighbours (thesis 4.3, alg. 5)"
 
@@ -260,6 +291,7 @@ class DdrfRandom(DistributedPolicy):
 class DdrfGradient(DistributedPolicy):
     name = "ddrf-gradient"
     sweep_cost = 8.0
+    gangs = True  # as ddrf-random
     servers_track_members = True
     description = "DDRF, neighbours fixed from a gradient built during warm-up (thesis 4.3, eq. 4.2)"
     uses_gradient = True

@@ -143,6 +143,7 @@ class GradientScheduler(HomeScheduler):
 class _GradientPolicy(DistributedPolicy):
     parallel: bool
     uses_gradient = True
+    gangs = True  # the placing server reserves an instance's servers, then commits (policies/gang_desk.py)
 
     def server_roles(self, server) -> list[Role]:
         roles, cyclon, desk = self.common_roles(server)

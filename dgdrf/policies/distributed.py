@@ -17,6 +17,7 @@ from dgdrf.overlay.gradient import Gradient, GradientBase
 from dgdrf.overlay.toolbox_gradient import ToolboxGradient
 from dgdrf.overlay.pushsum import PushSum
 from dgdrf.policies.base import AnnounceCapacity, Policy
+from dgdrf.policies.gang_desk import GangDesk
 from dgdrf.policies.local import CapacityKnowledge, TaskDesk
 from dgdrf.policies.meters import CensusChanges, ShareMeter, UnitShareMeter
 from dgdrf.runtime.actor import Role
@@ -58,6 +59,8 @@ class DistributedPolicy(Policy):
             knowledge = CapacityKnowledge(exact=o.total_capacity, counted=self._counted())
         desk = TaskDesk(knowledge, sampler=cyclon, retry=o.retry, meter=self._meter(server, cyclon, roles), room_notices=self.room_notices if o.room_notices is None else o.room_notices)
         roles.append(desk)
+        if self.gangs:
+            roles.append(GangDesk(desk, sampler=cyclon))
         return roles, cyclon, desk
 
     def _meter(self, server, cyclon: Cyclon, roles: list[Role]) -> ShareMeter | None:

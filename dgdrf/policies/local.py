@@ -25,7 +25,7 @@ import math
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -203,12 +203,15 @@ class HomeUsers:
 class Proposed:
     """A proposal out: its task's demand, the user's share before it and the task's
     traits; once accepted, the share the task gave the user (``started``: what a
-    repeated start reports)."""
+    repeated start reports). A proposal of a whole instance names its plan (``gang``)."""
 
     demand: list[float]
     share: float
     traits: TaskTraits = CLASSIC
     started: float = 0.0
+    #: an instance of a job of parts: its plan, which its tasks' servers hold
+    #: (policies/gang_desk.py); None for a task held here
+    gang: Any = None
 
 
 #: how many times a walk's hop is sent (to a new random peer each time) before the walk
@@ -257,6 +260,9 @@ class TaskDesk(Role):
         #: (user, task, outcome): "accepted", "declined", "expired" or "gone" (its user went down)
         self.on_resolved: Callable[[str, int, str], None] | None = None
         self.on_walk_failed: Callable[[str, int], None] | None = None
+        #: what places and commits instances of jobs of parts (policies/gang_desk.py),
+        #: set by the wiring of a policy that places them; None otherwise
+        self.gangs: Any = None
 
     def setup(self) -> None:
         hooks = getattr(self.actor, "on_finished", None)  # a resource node's (tests host roles on bare actors)
@@ -373,8 +379,8 @@ class TaskDesk(Role):
         back and their reservations given back (``gone`` to whoever placed them), and a
         room notice for one is dropped."""
         for user in addresses:
-            for task_id, _ in self.proposals.drop_user(user):
-                self.actor.release(user, task_id)
+            for task_id, p in self.proposals.drop_user(user):
+                self._give_back(user, task_id, p)
                 self._resolve(user, task_id, "gone")
             self._watches.pop(user, None)
 
@@ -391,6 +397,11 @@ class TaskDesk(Role):
         if accepted is None:
             return
         p, first = accepted
+        if p.gang is not None:  # an instance: its servers start their tasks
+            self.gangs.accepted(p.gang, first)
+            if first:
+                self._resolve(src, msg.task_id, "accepted")
+            return
         if not first:
             self.actor.start_task(src, msg.task_id, [], p.started)  # runs: tell the user again
             return
@@ -404,11 +415,20 @@ class TaskDesk(Role):
         self._resolve(src, msg.task_id, "accepted")
 
     def on_Decline(self, src: str, msg: Decline) -> None:
-        if self.proposals.decline(src, msg) is not None:
-            self.actor.release(src, msg.task_id)
+        p = self.proposals.decline(src, msg)
+        if p is not None:
+            self._give_back(src, msg.task_id, p)
             self.actor.report("declined", user=src, task_id=msg.task_id)
             self._resolve(src, msg.task_id, "declined")
 
     def _expired(self, user: str, task_id: int, p: Proposed) -> None:
-        self.actor.release(user, task_id)
+        self._give_back(user, task_id, p)
         self._resolve(user, task_id, "expired")
+
+    def _give_back(self, user: str, task_id: int, p: Proposed) -> None:
+        """What a proposal not taken held: its reservation here, or an instance's on
+        every server that holds a task of it."""
+        if p.gang is not None:
+            self.gangs.give_back(p.gang)
+        else:
+            self.actor.release(user, task_id)

@@ -120,3 +120,121 @@ class UserDigest(Message):
     eligible: list[list[str]]
     requires: list[dict[str, Any]]
     reply: bool = False
+
+
+# -- instances of jobs of parts: found, reserved, then committed (policies/gang_desk.py) --
+@message(50, senders=(SERVER,), cost="allocation")
+class GangHop(Message):
+    """A walk that looks for servers for the tasks of an instance its coordinator has no
+    room for: note here those of ``tasks`` (indices in the instance, from ``task_id``)
+    that fit beside what this try noted here already and whose constraint admits this
+    server, and pass the rest on. Nothing is reserved yet."""
+
+    coordinator: str
+    user: str
+    task_id: int  # the instance's first task
+    attempt: int  # the coordinator's number for this try: with ``ttl``, names one hop
+    ttl: int
+    tasks: list[int]
+    demands: list[list[float]]
+    eligible: list[list[str]]
+    requires: list[dict[str, Any]]
+
+
+@message(51, senders=(SERVER,))
+class GangHopAck(Message):
+    """The hop with ``ttl`` hops left of try ``attempt`` of ``coordinator`` arrived."""
+
+    coordinator: str
+    attempt: int
+    ttl: int
+
+
+@message(52, senders=(SERVER,), cost="allocation")
+class GangFound(Message):
+    """To the coordinator: these tasks of the instance fit here (sent again until
+    answered)."""
+
+    user: str
+    task_id: int
+    attempt: int
+    tasks: list[int]
+
+
+@message(53, senders=(SERVER,), cost="allocation")
+class GangFoundAck(Message):
+    """The coordinator's answer to a GangFound: it takes ``keep`` here; ``drop`` went
+    elsewhere (a hop sent twice can find a task twice) or the try is over."""
+
+    user: str
+    task_id: int
+    attempt: int
+    keep: list[int]
+    drop: list[int]
+
+
+@message(54, senders=(SERVER,), cost="allocation")
+class GangRefused(Message):
+    """To the coordinator: the walk ran out of hops with tasks left."""
+
+    user: str
+    task_id: int
+    attempt: int
+
+
+@message(55, senders=(SERVER,), cost="allocation")
+class GangCommit(Message):
+    """The user accepted the instance: start these tasks (from their reservations),
+    each with the share it adds (``gains``); sent again until GangDone."""
+
+    user: str
+    task_id: int
+    attempt: int
+    tasks: list[int]
+    demands: list[list[float]]
+    dominant_share: float
+    duration: float
+    gains: list[float]
+
+
+@message(56, senders=(SERVER,), cost="allocation")
+class GangRelease(Message):
+    """The try is over without the instance (declined, unanswered, a task found no
+    room): give back whatever this try holds here; sent again until GangDone."""
+
+    user: str
+    task_id: int
+    attempt: int
+
+
+@message(57, senders=(SERVER,), cost="allocation")
+class GangDone(Message):
+    """A GangCommit or GangRelease of try ``attempt`` was carried out."""
+
+    user: str
+    task_id: int
+    attempt: int
+
+
+@message(58, senders=(SERVER,), cost="allocation")
+class GangReserve(Message):
+    """Every task of the instance has a server: reserve these here (sent again until
+    GangReserved)."""
+
+    user: str
+    task_id: int
+    attempt: int
+    tasks: list[int]
+    demands: list[list[float]]
+
+
+@message(59, senders=(SERVER,), cost="allocation")
+class GangReserved(Message):
+    """The answer to a GangReserve: ``held`` are reserved here, ``refused`` did not fit
+    (any more) or came after the try was over."""
+
+    user: str
+    task_id: int
+    attempt: int
+    held: list[int]
+    refused: list[int]

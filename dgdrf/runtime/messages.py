@@ -177,6 +177,7 @@ def field_check(annotation: str, signed: bool = False, infinite: bool = False, e
         "bool": _boolean,
         "bytes": _binary,
         "list[float]": _list_of(_number(signed, infinite), MAX_VECTOR),
+        "list[int]": _list_of(_integer(signed), MAX_VECTOR),
         "list[str]": _list_of(_string, MAX_LIST),
         "list[bytes]": _list_of(_binary, MAX_VECTOR),
         "list[list]": _list_of(_list_of(_scalar, 4), 1024),  # overlay descriptors
