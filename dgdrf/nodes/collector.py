@@ -70,7 +70,7 @@ REPORT_KINDS = frozenset({
     "finished",  # handled: a task ended
     "given_up", "resumed",  # handled: a job no server up can run, aside and back again (model/fleet.py)
     "gang_reserved", "gang_released",  # handled: an instance of a job of parts reserved whole, and a reservation given back
-    "gang_overdue", "gang_hold_lapsed", "gang_commit_failed",  # a distributed try at an instance: too slow, a hold given back unasked, a commit without room
+    "gang_overdue", "gang_packed", "gang_hold_lapsed", "gang_commit_failed",  # a distributed try at an instance: too slow, packed on the rooms its walk saw, a hold given back unasked, a commit without room
 })  # fmt: skip
 #: Most tasks of one user the collector keeps track of before they are allocated (reported
 #: submitted or accepted). A user has one task on its way at a time, a few with losses;

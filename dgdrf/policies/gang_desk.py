@@ -61,7 +61,11 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from dgdrf.model.constraints import Constraint
+from dgdrf.model.gangs import PartSlots, pack
+from dgdrf.model.resources import natural_key
 from dgdrf.model.workload import TaskTraits
 from dgdrf.nodes.protocol import TaskRequest
 from dgdrf.overlay.sampling import PeerSampling
@@ -90,6 +94,11 @@ if TYPE_CHECKING:
 HOLD_LEASE_S = 120.0
 #: how many recently handled hops, and tries given back or committed, a server remembers
 _REMEMBERED = 4096
+#: the rooms a walk carries at most (the latest servers it reached)
+ROOMS = 64
+#: a walk ends, its tasks not all found, once it has reached this many servers in a row
+#: that it had seen, and at least as many as it has seen (it has likely seen them all)
+STALE_HOPS = 8
 
 FINDING, RESERVING, PROPOSED, COMMITTED = "finding", "reserving", "proposed", "committed"
 
@@ -114,6 +123,8 @@ class GangPlan:
     held: list[bool]
     since: list[float]
     phase: str = FINDING
+    #: servers that noted room for this try (told to forget it if it goes elsewhere)
+    noters: set[str] = field(default_factory=set)
 
     def tasks_of(self, server: str) -> list[int]:
         return [k for k, f in enumerate(self.found) if f == server]
@@ -130,6 +141,7 @@ class Noted:
 
     tasks: dict[int, list[float]] = field(default_factory=dict)
     answered: bool = False
+    told: int = 0  # GangFounds sent for it (a later one's resending replaces an earlier one's)
 
 
 class GangDesk(Role):
@@ -208,6 +220,8 @@ class GangDesk(Role):
         live = plan is not None and plan.attempt == msg.attempt
         keep: list[int] = []
         drop: list[int] = []
+        if live:
+            plan.noters.add(src)  # type: ignore[union-attr]
         for k in msg.tasks:
             if not live or not 0 <= k < len(plan.found):  # type: ignore[union-attr]
                 drop.append(k)
@@ -218,7 +232,7 @@ class GangDesk(Role):
                 keep.append(k)
             else:
                 drop.append(k)  # found elsewhere first, or the try is past finding
-        self.actor.send(src, GangFoundAck(msg.user, msg.task_id, msg.attempt, keep, drop))
+        self.actor.send(src, GangFoundAck(msg.user, msg.task_id, msg.attempt, keep, drop, over=not live or plan.phase != FINDING))  # type: ignore[union-attr]
         if live and plan.phase == FINDING and all(f is not None for f in plan.found):  # type: ignore[union-attr]
             self._reserve(plan)  # type: ignore[arg-type]
 
@@ -233,10 +247,13 @@ class GangDesk(Role):
                 self._failed(plan)
                 return
             plan.held[k], plan.since[k] = True, now
-        for server in plan.servers():
+        servers = plan.servers()
+        for server in servers:
             if server != actor.address:
                 tasks = plan.tasks_of(server)
                 self._send_until_answered(server, GangReserve(plan.user, plan.task_id, plan.attempt, tasks, [plan.demands[k] for k in tasks]))
+        for server in plan.noters.difference(servers):  # noted room the packing did not take
+            self._send_until_answered(server, GangRelease(plan.user, plan.task_id, plan.attempt))
         self._propose_if_held(plan)
 
     def on_GangReserved(self, src: str, msg: GangReserved) -> None:
@@ -273,9 +290,41 @@ class GangDesk(Role):
             self._failed(plan)
 
     def on_GangRefused(self, src: str, msg: GangRefused) -> None:
+        """The walk ended with tasks left: pack the whole instance on the rooms it saw and
+        this server's, by the centralized policies' first fit (model/gangs.py: parts in
+        order, servers in natural id order), and reserve there; if it does not pack,
+        the try fails."""
         plan = self.plans.get((msg.user, msg.task_id))
-        if plan is not None and plan.attempt == msg.attempt and plan.phase == FINDING:
+        if plan is None or plan.attempt != msg.attempt or plan.phase != FINDING:
+            return
+        slots = self._pack(plan, msg)
+        if slots is None:
             self._failed(plan)
+            return
+        plan.found = slots
+        self.actor.report("gang_packed", user=plan.user, task_id=plan.task_id, servers=len(set(slots)))
+        self._reserve(plan)
+
+    def _pack(self, plan: GangPlan, msg: GangRefused) -> list[str | None] | None:
+        """One server per task of ``plan`` by first fit over the rooms of ``msg`` and this
+        server's (None: no fit, or rooms that do not add up)."""
+        actor = self.actor
+        m = len(actor.capacity)
+        rooms: dict[str, tuple[list[float], list[float], dict]] = {}
+        n = len(msg.room_servers)
+        if not n == len(msg.room_free) == len(msg.room_capacity) == len(msg.room_attributes):
+            actor.report("bad_message", type="GangRefused", src=msg.room_servers[0] if msg.room_servers else "", reason="rooms of unequal lengths")
+            return None
+        for server, free, cap, attrs in zip(msg.room_servers, msg.room_free, msg.room_capacity, msg.room_attributes, strict=True):
+            if len(free) == m and len(cap) == m:
+                rooms[server] = (free, cap, attrs)
+        rooms[actor.address] = (actor.free.tolist(), actor.capacity.tolist(), actor.attributes)
+        ids = sorted(rooms, key=natural_key)
+        free = np.array([rooms[i][0] for i in ids], dtype=np.float64)
+        capacity = np.array([rooms[i][1] for i in ids], dtype=np.float64)
+        parts = [PartSlots(np.asarray(d, dtype=np.float64), 1, np.array([c.admits(i, rooms[i][2]) for i in ids], dtype=bool)) for d, c in zip(plan.demands, plan.constraints, strict=True)]
+        slots = pack(free, capacity, np.arange(len(ids)), parts)
+        return None if slots is None else [ids[j] for j in slots]
 
     def _failed(self, plan: GangPlan) -> None:
         """The try could not hold every task: it ends, and the home takes the task for
@@ -328,10 +377,9 @@ class GangDesk(Role):
                 held[r] += (now - plan.since[k]) * x
             if server == actor.address:
                 actor.release(plan.user, plan.task_id + k)
-        if plan.phase != FINDING:  # servers asked to reserve; a finder that was not asked drops its notes when answered, or they lapse
-            for server in plan.servers():
-                if server != actor.address:
-                    self._send_until_answered(server, GangRelease(plan.user, plan.task_id, plan.attempt))
+        for server in dict.fromkeys([*plan.servers(), *sorted(plan.noters)]):  # those asked to reserve, and those that only noted room (they forget it)
+            if server != actor.address:
+                self._send_until_answered(server, GangRelease(plan.user, plan.task_id, plan.attempt))
         whole = plan.phase == PROPOSED
         if any(plan.held):
             actor.report("gang_released", user=plan.user, task_id=plan.task_id, held=held, whole=whole)
@@ -413,6 +461,8 @@ class GangDesk(Role):
             actor.report("bad_message", type="GangHop", src=src, reason=f"{n} tasks, {len(msg.demands)} demands, {len(msg.eligible)} eligible, {len(msg.requires)} requires, or a demand of the wrong length")
             return
         key = (msg.coordinator, msg.user, msg.task_id, msg.attempt)
+        if key in self._over or key in self.holds or (msg.coordinator == actor.address and not self._finding(msg.user, msg.task_id, msg.attempt)):
+            return  # the try is past finding (a branch of its walk after a lost acknowledgement): the walk ends here
         noted = self.noted.get(key)
         here = [0.0] * len(actor.capacity)
         if noted is not None:  # this try found room here before: beside it
@@ -422,7 +472,7 @@ class GangDesk(Role):
         rest: list[int] = []
         for i, k in enumerate(msg.tasks):
             with_it = [a + b for a, b in zip(here, msg.demands[i], strict=True)]
-            if key not in self._over and actor.fits(with_it) and actor.admits(Constraint.from_wire(msg.eligible[i], msg.requires[i])):
+            if actor.fits(with_it) and actor.admits(Constraint.from_wire(msg.eligible[i], msg.requires[i])):
                 took.append(k)
                 here = with_it
             else:
@@ -433,30 +483,52 @@ class GangDesk(Role):
                 noted = self.noted[key] = Noted()
             noted.tasks.update((k, msg.demands[msg.tasks.index(k)]) for k in took)
             noted.answered = False
+            noted.told += 1
             actor.send(msg.coordinator, GangFound(msg.user, msg.task_id, msg.attempt, list(noted.tasks)))
+            actor.after(self.retry, self._tell_again, key, noted.told)
             if fresh:
-                actor.after(self.retry, self._tell_again, key)
                 actor.after(HOLD_LEASE_S, self._lapse, key)
-        if rest:
-            onward = GangHop(
-                msg.coordinator, msg.user, msg.task_id, msg.attempt, msg.ttl, [msg.tasks[i] for i in rest], [msg.demands[i] for i in rest],
-                [msg.eligible[i] for i in rest], [msg.requires[i] for i in rest],
-            )
-            if not self._walk(onward):
-                actor.send(msg.coordinator, GangRefused(msg.user, msg.task_id, msg.attempt))
+        if not rest:
+            return
+        servers, free, capacity, attributes = list(msg.room_servers), list(msg.room_free), list(msg.room_capacity), list(msg.room_attributes)
+        seen_before = actor.address in servers
+        if seen_before:  # the latest room of each server, once
+            j = servers.index(actor.address)
+            for column in (servers, free, capacity, attributes):
+                del column[j]
+        servers.append(actor.address)
+        free.append(actor.free.tolist())
+        capacity.append(actor.capacity.tolist())
+        attributes.append(dict(actor.attributes))
+        if len(servers) > ROOMS:
+            servers, free, capacity, attributes = servers[-ROOMS:], free[-ROOMS:], capacity[-ROOMS:], attributes[-ROOMS:]
+        stale = msg.stale + 1 if seen_before else 0
+        onward = GangHop(
+            msg.coordinator, msg.user, msg.task_id, msg.attempt, msg.ttl, [msg.tasks[i] for i in rest], [msg.demands[i] for i in rest],
+            [msg.eligible[i] for i in rest], [msg.requires[i] for i in rest], stale, servers, free, capacity, attributes,
+        )
+        if stale >= max(STALE_HOPS, len(servers)) or not self._walk(onward):
+            actor.send(msg.coordinator, GangRefused(msg.user, msg.task_id, msg.attempt, servers, free, capacity, attributes))
 
-    def _tell_again(self, key: TryKey) -> None:
+    def _finding(self, user: str, task_id: int, attempt: int) -> bool:
+        """Whether this coordinator's try ``attempt`` still looks for servers."""
+        plan = self.plans.get((user, task_id))
+        return plan is not None and plan.attempt == attempt and plan.phase == FINDING
+
+    def _tell_again(self, key: TryKey, told: int) -> None:
         noted = self.noted.get(key)
-        if noted is None or noted.answered:
+        if noted is None or noted.answered or noted.told != told:
             return
         self.actor.report("retransmitted", step="gang_found")
         self.actor.send(key[0], GangFound(key[1], key[2], key[3], list(noted.tasks)))
-        self.actor.after(self.retry, self._tell_again, key)
+        self.actor.after(self.retry, self._tell_again, key, told)
 
     def on_GangFoundAck(self, src: str, msg: GangFoundAck) -> None:
         key = (src, msg.user, msg.task_id, msg.attempt)
         noted = self.noted.get(key)
         if noted is None:
+            if msg.over:
+                _remember(self._over, key)
             return
         for k in msg.drop:
             noted.tasks.pop(k, None)
@@ -464,6 +536,8 @@ class GangDesk(Role):
             noted.answered = True
         if not noted.tasks:
             del self.noted[key]
+            if msg.over:
+                _remember(self._over, key)  # a stray branch of its walk that comes here ends
 
     def on_GangReserve(self, src: str, msg: GangReserve) -> None:
         """Reserve the try's tasks (those held already stay held); none once the try is
@@ -501,6 +575,7 @@ class GangDesk(Role):
             if not actor.start_task(msg.user, msg.task_id + k, msg.demands[i], msg.dominant_share, msg.duration, msg.gains[i] if i < len(msg.gains) else 0.0):
                 actor.report("gang_commit_failed", user=msg.user, task_id=msg.task_id + k)
         self.holds.pop(key, None)
+        self.noted.pop(key, None)
         _remember(self._over, key)
         actor.send(src, GangDone(msg.user, msg.task_id, msg.attempt))
 

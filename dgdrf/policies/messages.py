@@ -139,6 +139,14 @@ class GangHop(Message):
     demands: list[list[float]]
     eligible: list[list[str]]
     requires: list[dict[str, Any]]
+    #: hops in a row that reached a server already in ``rooms``
+    stale: int = 0
+    #: the rooms of the servers the walk reached (the latest 64): id, free and whole
+    #: capacity, attributes; with a GangRefused, the coordinator packs the instance on them
+    room_servers: list[str] = field(default_factory=list)
+    room_free: list[list[float]] = field(default_factory=list)
+    room_capacity: list[list[float]] = field(default_factory=list)
+    room_attributes: list[dict[str, Any]] = field(default_factory=list)
 
 
 @message(51, senders=(SERVER,))
@@ -171,15 +179,21 @@ class GangFoundAck(Message):
     attempt: int
     keep: list[int]
     drop: list[int]
+    over: bool = False  # the try no longer looks for servers: a later hop of it ends here
 
 
 @message(54, senders=(SERVER,), cost="allocation")
 class GangRefused(Message):
-    """To the coordinator: the walk ran out of hops with tasks left."""
+    """To the coordinator: the walk ended with tasks left (out of hops, or it kept
+    reaching servers it had seen), with the rooms it saw (as :class:`GangHop`'s)."""
 
     user: str
     task_id: int
     attempt: int
+    room_servers: list[str] = field(default_factory=list)
+    room_free: list[list[float]] = field(default_factory=list)
+    room_capacity: list[list[float]] = field(default_factory=list)
+    room_attributes: list[dict[str, Any]] = field(default_factory=list)
 
 
 @message(55, senders=(SERVER,), cost="allocation")
