@@ -429,3 +429,17 @@ def test_a_cluster_places_jobs_of_parts_whole():
     assert code == 0 and result is not None, cluster.tail("collector", 20)
     assert result["stop_reason"] == "saturated" and result["invariant_violations"] == [] and result["mode"] == "network"
     assert result["instances"] == {"u2": {"job": 8}} and result["tasks"]["u3"] == 10 and result["error_ratio"] == 0.0
+
+
+def test_a_cluster_reserves_and_commits_jobs_of_parts_under_dgdrf():
+    """The same example under dgdrf on 12 processes: u2's home finds, reserves and commits
+    each instance across the standard and public-IP servers over the network
+    (policies/gang_desk.py) and the allocation is centralized DRF's, as in the emulation
+    (tests/test_gangs.py): u2 5 whole jobs, u1's job2 11, u3 10, u4 8."""
+    args = ["--scenario", "configs/tahir-example12.toml", "--policy", "dgdrf", "--tick", "0.05"]
+    code, result, cluster = cluster_up(args, 4, 5, None, TIMEOUT)
+    assert code == 0 and result is not None, cluster.tail("collector", 20)
+    assert result["stop_reason"] == "saturated" and result["invariant_violations"] == [] and result["mode"] == "network"
+    assert result["instances"] == {"u2": {"job": 5}}
+    assert result["tasks"] == {"u1-job1": 56, "u1-job2": 11, "u2": 10, "u3": 10, "u4": 8}
+    assert result["messages"]["by_type"]["GangCommit"] >= 5

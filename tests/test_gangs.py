@@ -145,6 +145,29 @@ def test_distributed_policies_place_an_instance_whole(policy):
     assert r.reservations == {"made": 1, "given_back": 0, "partial": 0, "held_resource_seconds": {"cpu": 0.0, "mem": 0.0}}
 
 
+@pytest.mark.parametrize("policy", ["ddrf-random", "ddrf-gradient", "dgdrf"])
+def test_distributed_drf_places_example_12_whole_without_error(policy):
+    """ORACLES.md example 12 with u2's job whole under the thesis's distributed policies
+    that allocate one user at a time (pdgdrf allocates in parallel and errs by design):
+    every allocation, each instance one, goes to a user of the lowest dominant share
+    (error ratio 0) and the run saturates with every instance whole. dgdrf, whose
+    validated centre mimics DRF, ends exactly where centralized DRF does (u2 5 whole jobs,
+    u1's job2 11); ddrf-gradient breaks a tie of equal shares the other way (u2 6, job2 10)."""
+    from pathlib import Path
+
+    from dgdrf.config import load_scenario
+
+    scenario = load_scenario(Path(__file__).parent.parent / "configs" / "tahir-example12.toml")
+    r = run(scenario, policy)
+    assert r.stop_reason == "saturated" and r.invariant_violations == [] and r.error_ratio == 0.0
+    assert r.reservations["made"] == sum(r.instances["u2"].values()) and r.reservations["given_back"] == 0
+    assert r.tasks["u2"] == 2 * r.instances["u2"]["job"] and r.tasks["u3"] == 10 and r.tasks["u4"] == 8
+    if policy == "dgdrf":
+        drf = run(scenario, "drf")
+        assert r.instances == drf.instances == {"u2": {"job": 5}}
+        assert r.tasks == drf.tasks == {"u1-job1": 56, "u1-job2": 11, "u2": 10, "u3": 10, "u4": 8}
+
+
 @pytest.mark.parametrize("policy", GANG_POLICIES)
 @pytest.mark.parametrize("loss", [0.0, 0.05])
 def test_finite_gangs_drain_with_and_without_loss(policy, loss):
