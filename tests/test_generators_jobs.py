@@ -57,6 +57,19 @@ def test_same_arguments_same_scenario() -> None:
     assert digest(google_2011_jobs_scenario(30, 6, 5, horizon=1800, constrained=0.2)) != digest(a)
 
 
+def test_gangs_are_drawn_last_and_fit_whole() -> None:
+    """``gangs``: without it (0) a seed's scenario is the same as before it existed; with
+    it, jobs of 2-64 tasks run as one instance each, only where all of it fits the empty
+    cluster at once (the scenario's own check), and nothing else changes."""
+    plain = google_2011_jobs_scenario(100, 20, 2017)
+    assert digest(google_2011_jobs_scenario(100, 20, 2017, gangs=0.0)) == digest(plain)
+    gangs = google_2011_jobs_scenario(100, 20, 2017, gangs=1.0)
+    made = [(a, b) for a, b in zip(jobs_of(plain), jobs_of(gangs), strict=True) if b.gang]
+    assert made and all(2 <= a.tasks <= 64 and b.instance_size == a.tasks and b.tasks == 1 for a, b in made)
+    assert all(a.demand == b.demand and a.constraint == b.constraint and a.arrival == b.arrival for a, b in zip(jobs_of(plain), jobs_of(gangs), strict=True))
+    assert sum(1 for j in jobs_of(plain) if 2 <= (j.tasks or 0) <= 64) >= len(made) >= 60
+
+
 def test_same_machines_as_the_thesis_generator_with_attributes() -> None:
     thesis = google_2011_scenario(100, 20, 2017)
     jobs = google_2011_jobs_scenario(100, 20, 2017)
@@ -184,6 +197,7 @@ def test_unconstrained_when_asked() -> None:
         ({"constrained": 1.5}, "constrained"),
         ({"max_tasks": 0}, "max_tasks"),
         ({"user_skew": -1.0}, "user_skew"),
+        ({"gangs": 1.5}, "gangs"),
     ],
 )
 def test_bad_arguments(kwargs: dict, fragment: str) -> None:

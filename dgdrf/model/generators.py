@@ -31,10 +31,11 @@ from typing import Any
 import numpy as np
 
 from dgdrf.errors import ScenarioError
-from dgdrf.model.constraints import Scalar
+from dgdrf.model.constraints import Constraint, Scalar
+from dgdrf.model.gangs import PartSlots, pack
 from dgdrf.model.google_trace import COMPARISONS, read_google_trace, read_google_trace_jobs
 from dgdrf.model.resources import fit_mask, task_dominant_share
-from dgdrf.model.scenario import MAX_SECONDS, MAX_TASKS, Scenario, build_scenario
+from dgdrf.model.scenario import MAX_INSTANCE_TASKS, MAX_SECONDS, MAX_TASKS, Scenario, build_scenario
 
 #: Google cluster data 2011, machine configurations: (normalised CPU, normalised memory)
 #: -> number of machines. 12,583 machines in all.
@@ -299,6 +300,7 @@ def google_2011_jobs_scenario(
     constrained: float = DEFAULT_CONSTRAINED,
     max_tasks: int | None = None,
     user_skew: float = 0.0,
+    gangs: float = 0.0,
     name: str | None = None,
     model: JobModel = JOB_MODEL,
     constraints: ConstraintModel = CONSTRAINT_MODEL,
@@ -325,6 +327,12 @@ def google_2011_jobs_scenario(
       ``tasks_per_server`` x servers); demand: one :class:`DemandModel` draw per job (the
       documented stand-in); a fraction ``constrained`` of the jobs (default 0.5, Sharma et
       al. via Wang et al.) requires machine attributes (:class:`ConstraintModel`).
+    - Gangs (``gangs``, default 0): that fraction of the jobs of 2 to
+      :data:`~dgdrf.model.scenario.MAX_INSTANCE_TASKS` tasks, if all their tasks fit the
+      empty cluster at once (model/gangs.py), runs its tasks all at once (``gang = true``):
+      an ML training job's workers, placed whole. Our choice: the 2011 trace does not
+      mark gangs; drawn after everything else, so ``gangs = 0`` leaves the scenario of
+      a seed as it was.
     - Runnable by construction: a demand that fits no machine is redrawn; a constrained
       job's values are those of a machine its demand fits; if no machine it fits has a
       required boolean attribute (a tiny cluster), that requirement is dropped (relaxed,
@@ -344,6 +352,8 @@ def google_2011_jobs_scenario(
         raise ScenarioError(f"google-2011-jobs: load must be a positive number, got {load!r}")
     if not 0 <= constrained <= 1:
         raise ScenarioError(f"google-2011-jobs: constrained must be a fraction in [0, 1], got {constrained!r}")
+    if not 0 <= gangs <= 1:
+        raise ScenarioError(f"google-2011-jobs: gangs must be a fraction in [0, 1], got {gangs!r}")
     if not (math.isfinite(user_skew) and user_skew >= 0):
         raise ScenarioError(f"google-2011-jobs: user_skew must be a number >= 0, got {user_skew!r}")
     cap = model.max_tasks(servers) if max_tasks is None else max_tasks
@@ -398,6 +408,13 @@ def google_2011_jobs_scenario(
             if requires:
                 doc["requires"] = requires
         jobs[int(owners[j])].append(doc)
+    if gangs > 0:  # drawn last: without gangs, a seed's scenario is what it was
+        gang = rng.random(n) < gangs
+        for docs in jobs:
+            for doc in docs:
+                j = int(doc["id"][1:]) - 1
+                if gang[j] and 2 <= doc["tasks"] <= MAX_INSTANCE_TASKS and _packs_whole(doc, caps, attrs):
+                    doc["gang"] = True
 
     server_docs: list[Mapping[str, Any]] = [{"id": f"s{i + 1}", "capacity": [float(c) for c in caps[i]], "attributes": attrs[i]} for i in range(servers)]
     user_docs: list[Mapping[str, Any]] = [{"id": f"u{i + 1}", "jobs": jobs[i]} for i in range(users)]
@@ -407,6 +424,15 @@ def google_2011_jobs_scenario(
         user_docs,
         name=name or f"google-2011-jobs-{servers}x{users}-seed{seed}",
     )
+
+
+def _packs_whole(doc: Mapping[str, Any], caps: np.ndarray, attrs: list[dict[str, Scalar]]) -> bool:
+    """Whether all of a job's tasks fit the empty cluster at once, where its constraint
+    admits them (the scenario's own check of a gang: model/gangs.py first fit)."""
+    constraint = Constraint.from_wire([], doc.get("requires") or {})
+    admits = np.array([constraint.admits(f"s{i + 1}", attrs[i]) for i in range(len(caps))], dtype=bool)
+    part = PartSlots(np.asarray(doc["demand"], dtype=np.float64), int(doc["tasks"]), admits)
+    return pack(caps, caps, np.arange(len(caps)), [part]) is not None
 
 
 def _draw_requirement(rng: np.random.Generator, model: ConstraintModel, attrs: list[dict[str, Scalar]], fits: np.ndarray) -> dict[str, Scalar]:
@@ -429,7 +455,7 @@ GENERATORS = ("google-2011", "google-2011-jobs", "google-trace")
 #: the keys of each generator's table besides kind, servers, users and seed
 GENERATOR_KEYS = {
     "google-2011": (),
-    "google-2011-jobs": ("horizon", "load", "constrained", "max_tasks", "user_skew"),
+    "google-2011-jobs": ("horizon", "load", "constrained", "max_tasks", "user_skew", "gangs"),
     "google-trace": ("machine_events", "task_events", "jobs", "task_constraints", "machine_attributes", "window", "comparisons"),
 }
 #: the google-trace keys that only a trace of jobs (``jobs = true``) reads
@@ -441,6 +467,7 @@ JOBS_NUMBERS: dict[str, tuple[float, float, bool, float, str]] = {
     "load": (DEFAULT_LOAD, 0.0, True, 1e3, "a positive number (the offered load; 1 = the cluster's dominant resource busy for the horizon)"),
     "constrained": (DEFAULT_CONSTRAINED, 0.0, False, 1.0, "a fraction of jobs in [0, 1]"),
     "user_skew": (0.0, 0.0, False, 100.0, "a number >= 0 (0: jobs spread uniformly over users)"),
+    "gangs": (0.0, 0.0, False, 1.0, "a fraction of jobs in [0, 1] (jobs of 2-64 tasks that run all at once)"),
 }
 
 
@@ -493,6 +520,7 @@ def generate_from_spec(spec: Any, source: str = "<scenario>", base_dir: Path | N
             constrained=_number(spec, "constrained", fail),
             max_tasks=_integer(spec, "max_tasks", fail),
             user_skew=_number(spec, "user_skew", fail),
+            gangs=_number(spec, "gangs", fail),
         )
     paths: dict[str, Path] = {}
     for k in ("machine_events", "task_events", "task_constraints", "machine_attributes"):
