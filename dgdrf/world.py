@@ -250,8 +250,6 @@ def deploy(scenario: Scenario, config: RunConfig) -> Deployment:
         if not policy.gangs:
             able = ", ".join(name for name, cls in POLICIES.items() if cls.gangs)
             raise ConfigError(f"policy: {config.policy} cannot place jobs of parts (gangs) whole; policies that can: {able}")
-        if config.churn_departures or config.churn_joins:
-            raise ConfigError("churn_departures/churn_joins: a scenario with jobs of parts (gangs) runs without churn (a part lost with its server is not yet taken back with its instance)")
     return Deployment(scenario, config, policy)
 
 
@@ -292,26 +290,25 @@ class World:
 
     @property
     def departing(self) -> str:
-        return "a server" if not self.scenario.gangs else "anyone (with jobs of parts, no server departs)"
+        return "a server"
 
     @property
     def crashing(self) -> str:
-        return "a server or a user" if not self.scenario.gangs else "a user (with jobs of parts, no server crashes)"
+        return "a server or a user"
 
     def departable(self) -> list[str]:
         """The scenario's servers: those churn picks its departures among. The gateway
         and the bootstrap are single points whose loss ends a network run with a named
         reason, not one that goes on; users may crash (:meth:`crashable`), but a churn of
-        users leaving is not modelled. None with jobs of parts: a task lost with its
-        server is not yet taken back with the rest of its instance."""
-        return [s.id for s in self.scenario.servers] if not self.scenario.gangs else []
+        users leaving is not modelled. A task of an instance of a job of parts lost with
+        its server loses the whole instance, which runs again (nodes/user.py)."""
+        return [s.id for s in self.scenario.servers]
 
     def crashable(self) -> list[str]:
         """The members a :class:`Crash` may take: every server (those that joined too)
         and every user. A user that crashes competes no more; what it had not started is
-        withdrawn, and its tasks that run, run on (:meth:`Collector.retire_users`). With
-        jobs of parts only users (:meth:`departable`)."""
-        return [*(self.server_ids() if not self.scenario.gangs else ()), *(u.id for u in self.scenario.users)]
+        withdrawn, and its tasks that run, run on (:meth:`Collector.retire_users`)."""
+        return [*self.server_ids(), *(u.id for u in self.scenario.users)]
 
     def server_ids(self) -> list[str]:
         """Every server of the run: the scenario's, then those that joined."""

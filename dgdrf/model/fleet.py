@@ -22,8 +22,10 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 import numpy as np
 
 from dgdrf.model.constraints import Constraint
+from dgdrf.model.gangs import packs_on
 from dgdrf.model.resources import fits
 from dgdrf.model.scenario import ServerSpec
+from dgdrf.model.workload import JobSpec
 
 #: how many server ids a reason names before it says "and N more"
 _NAMED = 4
@@ -58,6 +60,7 @@ class Fleet:
         self.left: dict[str, ServerSpec] = {}  # servers reported down, by id
         self.joined: dict[str, ServerSpec] = {}  # servers that joined and are up, by id
         self._answers: dict[tuple[tuple[float, ...], Constraint], str | None] = {}
+        self._instances: dict[tuple[object, None], str | None] = {}  # jobs of parts: whether an instance packs
 
     def leave(self, servers: Iterable[str]) -> list[str]:
         """Servers reported down; the ones this fleet had up."""
@@ -69,6 +72,7 @@ class Fleet:
                 gone.append(server)
         if gone:
             self._answers.clear()
+            self._instances.clear()
         return gone
 
     def join(self, spec: ServerSpec) -> bool:
@@ -79,6 +83,7 @@ class Fleet:
         if spec.id not in self._base:  # a scenario server back again is up as it was
             self.joined[spec.id] = spec
         self._answers.clear()
+        self._instances.clear()
         return True
 
     def up(self) -> list[ServerSpec]:
@@ -96,6 +101,20 @@ class Fleet:
         why = self._why_not(key[0], constraint)
         self._answers[key] = why
         return why
+
+    def why_not_job(self, job: JobSpec) -> str | None:
+        """:meth:`why_not` of every part of ``job``, and for a job of parts whether one
+        instance of it still fits the servers up at once (model/gangs.py)."""
+        for part in job.part_list:
+            why = self.why_not(part.demand, part.constraint)
+            if why is not None:
+                return why
+        if not job.gang or not self.left:
+            return None
+        key = (job.parts, None)
+        if key not in self._instances:
+            self._instances[key] = None if packs_on(job.parts, [(s.id, s.capacity, s.attribute_map) for s in self.up()]) else f"its instance of {job.instance_size} tasks fits on no set of servers up at once"
+        return self._instances[key]
 
     def _why_not(self, demand: tuple[float, ...], constraint: Constraint) -> str | None:
         up = self.up()

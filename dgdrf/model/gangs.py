@@ -13,12 +13,16 @@ it refuses may fit another way). Every part must go where its own constraint adm
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dgdrf.model.resources import FIT_TOLERANCE
+from dgdrf.model.resources import FIT_TOLERANCE, natural_key
+
+if TYPE_CHECKING:
+    from dgdrf.model.workload import Part
 
 
 @dataclass(frozen=True)
@@ -51,3 +55,16 @@ def pack(free: np.ndarray, capacity: np.ndarray, order: Sequence[int] | np.ndarr
             room[server] -= demand
             slots.append(server)
     return slots
+
+
+def packs_on(parts: Sequence[Part], servers: Sequence[tuple[str, Sequence[float], Mapping[str, object]]]) -> bool:
+    """Whether one instance of ``parts`` fits ``servers`` ((id, capacity, attributes) of
+    each) when they are empty, by first fit in natural id order: what the scenario checks
+    of every job of parts on load, and what a member checks again once servers have left
+    (model/fleet.py, the Collector)."""
+    if not servers:
+        return False
+    ordered = sorted(servers, key=lambda s: natural_key(s[0]))
+    cap = np.array([c for _, c, _ in ordered], dtype=np.float64)
+    slots = [PartSlots(np.asarray(p.demand, dtype=np.float64), p.count, np.array([p.constraint.admits(i, a) for i, _, a in ordered], dtype=bool)) for p in parts]
+    return pack(cap, cap, np.arange(len(ordered)), slots) is not None

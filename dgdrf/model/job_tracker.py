@@ -47,6 +47,9 @@ class _Instance:
     parts: tuple[Part, ...]  # the part of each of its tasks, in task order
     started: dict[int, tuple[str, float]]
     ended: set[int]
+    #: a task of it was lost with its server: all of it is pending again (its user aborts
+    #: the rest), and it is no instance that ran whole
+    lost: bool = False
 
     @property
     def size(self) -> int:
@@ -94,6 +97,10 @@ class JobTracker:
         self.instances: dict[tuple[str, int], _Instance] = {}
         self._member: dict[tuple[str, int], tuple[tuple[str, int], int]] = {}
         self._in_flight: set[tuple[str, int]] = set()  # instances with some tasks started, not all
+        #: tasks of instances that ended before all of the instance started: (instance,
+        #: what is wrong), judged at the end (:meth:`parts_missing`): an instance lost
+        #: with a server that went down did run in part, and is no violation
+        self._ended_early: list[tuple[tuple[str, int], str]] = []
         #: whether no server up can run a job (the owner's knowledge of the servers; None:
         #: every job can run, as the scenario's servers all can)
         self.unrunnable: Callable[[JobSpec], bool] | None = None
@@ -209,7 +216,7 @@ class JobTracker:
         inst = self.instances[base]
         if k in inst.started:
             return None
-        if not inst.started:  # its first task: the instance is no longer only taken
+        if not inst.started and not inst.lost:  # its first task: the instance is no longer only taken
             self.taken.pop(base, None)
             if self.current.get(user) == base[1]:
                 del self.current[user]
@@ -218,7 +225,7 @@ class JobTracker:
         ref = inst.ref
         self.running[(user, task_id)] = RunningTask(ref, server, time)
         self._finishing += self.work[user].specs[ref.job].finishing
-        if len(inst.started) == inst.size:
+        if len(inst.started) == inst.size and not inst.lost:
             self._in_flight.discard(base)
             t = self.times.setdefault((user, ref.job), _JobTimes())
             if t.first_start is None:
@@ -237,7 +244,7 @@ class JobTracker:
         for (user, _), inst in self.instances.items():
             spec = self.work[user].specs[inst.ref.job]
             jobs = out.setdefault(user, {})
-            jobs[spec.id] = jobs.get(spec.id, 0) + (len(inst.started) == inst.size)
+            jobs[spec.id] = jobs.get(spec.id, 0) + (len(inst.started) == inst.size and not inst.lost)
         return out
 
     def partial_instances(self) -> list[str]:
@@ -246,7 +253,7 @@ class JobTracker:
         out = []
         for (user, base), inst in self.instances.items():
             running = len(inst.started) - len(inst.ended)
-            if 0 < len(inst.started) < inst.size and running > 0:
+            if 0 < len(inst.started) < inst.size and running > 0 and not inst.lost:
                 spec = self.work[user].specs[inst.ref.job]
                 out.append(f"instance {inst.ref.index} of job {spec.id!r} of {user} (tasks {base}-{base + inst.size - 1}) runs {running} of its {inst.size} tasks")
         return out
@@ -255,15 +262,21 @@ class JobTracker:
         """Task ``task_id`` of ``user`` ended: what ran, and what is wrong if anything."""
         r = self.running.pop((user, task_id), None)
         if r is None:
+            member = self._member.get((user, task_id))
+            if member is not None and self.instances[member[0]].lost:
+                return None, None  # its instance was lost (and it, freed) before it ended: its abort came late
             return None, f"task {task_id} of {user} ended but was not running (freed twice, or never started)"
         self._finishing -= self.work[user].specs[r.ref.job].finishing
         member = self._member.get((user, task_id))
         if member is not None:
             inst = self.instances[member[0]]
             inst.ended.add(member[1])
+            if inst.lost:
+                return r, None  # a task of an instance lost with a server: no completion
             if len(inst.started) < inst.size:
                 spec = self.work[user].specs[r.ref.job]
-                return r, f"instance {r.ref.index} of job {spec.id!r} of {user} ran with a part missing: task {task_id} ended before all {inst.size} of its tasks started"
+                self._ended_early.append((member[0], f"t={time:.6f}: instance {r.ref.index} of job {spec.id!r} of {user} ran with a part missing: task {task_id} ended before all {inst.size} of its tasks started"))
+                return r, None
             if len(inst.ended) < inst.size:
                 return r, None  # the instance ends with its last task
         key = (user, r.ref.job, r.ref.index)
@@ -283,9 +296,19 @@ class JobTracker:
                 self.withdrawn.pop((user, r.ref.job), None)  # its last tasks ran on after its user went down: done
         return r, problem
 
+    def parts_missing(self) -> list[str]:
+        """Instances a task of which ended before all of them started, and that were not
+        lost with a server (a gang that ran in part by the scheduler's doing)."""
+        return [what for base, what in self._ended_early if not self.instances[base].lost]
+
     def lost(self, user: str, task_id: int) -> RunningTask | None:
         """Task ``task_id`` of ``user`` will not finish (its server died): pending again.
-        The running task it was, if it ran (its resources are the caller's to free)."""
+        The running task it was, if it ran (its resources are the caller's to free). A
+        task of an instance loses the instance: pending again once, whichever of its
+        tasks is reported first (its user reports them all)."""
+        member = self._member.get((user, task_id))
+        if member is not None:
+            return self._instance_task_lost(user, task_id, member[0])
         r = self.running.pop((user, task_id), None)
         if r is not None:
             self._finishing -= self.work[user].specs[r.ref.job].finishing
@@ -297,6 +320,19 @@ class JobTracker:
                 del self.current[user]
             self.work[user].put_back(ref)
         return None
+
+    def _instance_task_lost(self, user: str, task_id: int, base: tuple[str, int]) -> RunningTask | None:
+        inst = self.instances[base]
+        r = self.running.pop((user, task_id), None)
+        if r is not None:
+            self._finishing -= self.work[user].specs[r.ref.job].finishing
+        if not inst.lost:
+            inst.lost = True
+            self._in_flight.discard(base)
+            if self.taken.pop(base, None) is not None and self.current.get(user) == base[1]:
+                del self.current[user]
+            self.work[user].put_back(inst.ref)
+        return r
 
     def completion_lost(self, user: str, task_id: int, ref: TaskRef, server: str) -> bool:
         """Task ``task_id`` of ``user`` (task ``ref``) ended on ``server``, which went down

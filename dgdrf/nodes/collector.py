@@ -46,6 +46,7 @@ from dgdrf.model.scenario import Scenario, ServerSpec
 from dgdrf.model.envy_over_time import EnvyOverTime
 from dgdrf.model.constraints import Constraint
 from dgdrf.model.fleet import runs_on
+from dgdrf.model.gangs import packs_on
 from dgdrf.model.workload import JobSpec, TaskRef
 from dgdrf.model.sharing_over_time import SharingOverTime, guarantee_shares
 from dgdrf.model.timeline import Timeline
@@ -70,6 +71,7 @@ REPORT_KINDS = frozenset({
     "finished",  # handled: a task ended
     "given_up", "resumed",  # handled: a job no server up can run, aside and back again (model/fleet.py)
     "gang_reserved", "gang_released",  # handled: an instance of a job of parts reserved whole, and a reservation given back
+    "aborted",  # handled: a task of an instance lost with a server, stopped on its own server
     "gang_overdue", "gang_packed", "gang_hold_lapsed", "gang_commit_failed",  # a distributed try at an instance: too slow, packed on the rooms its walk saw, a hold given back unasked, a commit without room
 })  # fmt: skip
 #: Most tasks of one user the collector keeps track of before they are allocated (reported
@@ -165,7 +167,7 @@ class Collector:
         for u in self.scenario.users:
             if u.tenant:
                 self.ledger.set_tenant(self.ledger.user_index[u.id], u.tenant)
-        self._unrunnable_known: dict[tuple[tuple[float, ...], Constraint], bool] = {}
+        self._unrunnable_known: dict[object, bool] = {}
         self._allocated: set[tuple[str, int]] = set()
         self._part_starts: list[tuple[float, str, int, str]] = []  # the later tasks of instances: (time, user, task id, server)
         #: reservations of whole instances (jobs of parts): made, given back, and what those
@@ -503,15 +505,30 @@ class Collector:
         a job rightly given up (model/fleet.py's rule)."""
         ledger = self.ledger
         live = ledger.live()
-        return [sid for s, sid in enumerate(ledger.server_ids) if live[s] and runs_on(spec.demand, spec.constraint, sid, ledger.capacity[s], ledger.server_attributes(s))]
+        up = [(sid, ledger.capacity[s], ledger.server_attributes(s)) for s, sid in enumerate(ledger.server_ids) if live[s]]
+        able = [sid for sid, cap, attrs in up if any(runs_on(p.demand, p.constraint, sid, cap, attrs) for p in spec.part_list)]
+        if spec.gang and able and not packs_on(spec.parts, up):
+            return []  # each part can run somewhere, but no instance fits the servers up at once
+        return able
 
     def _unrunnable(self, spec: JobSpec) -> bool:
         """Whether no server up can run ``spec`` (cached until servers leave or join)."""
-        key = (spec.demand, spec.constraint)
+        key = spec.parts if spec.gang else (spec.demand, spec.constraint)
         known = self._unrunnable_known.get(key)
         if known is None:
             known = self._unrunnable_known[key] = not self.able(spec)
         return known
+
+    def _on_aborted(self, server: str, time: float, f: dict[str, Any]) -> None:
+        """A task of an instance its user lost was stopped on ``server`` (AbortTask): its
+        resources are free. Usually its user's task_lost freed it first; one that
+        started after that (its order on its way) is freed now."""
+        self.counters["aborted"] = self.counters.get("aborted", 0) + 1
+        user = f["user"]
+        if user in self.jobs.work and (user, f["task_id"]) in self.jobs.running:
+            self._advance(time)
+            self._lose(user, f["task_id"], time)
+            self._judge(time)
 
     def _on_task_lost(self, user: str, time: float, f: dict[str, Any]) -> None:
         """A task of ``user`` will not finish where it went (its server died): pending
@@ -656,6 +673,7 @@ class Collector:
                 self.violations.append(f"t={time:.6f}: task {task_id} of {user} allocated on {server} but accepted for {accepted}")
         for partial in self.jobs.partial_instances():
             self.violations.append(f"at the end: {partial} (a gang held in part)")
+        self.violations.extend(self.jobs.parts_missing())
         for key, servers in self.accepted.items():
             if len(servers) > 1:
                 self.violations.append(f"task {key[1]} of {key[0]} accepted {len(servers)} times: {servers}")

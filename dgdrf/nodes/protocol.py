@@ -270,6 +270,23 @@ class IdleNoted(Message):
     task_id: int
 
 
+@message(31, senders=(USER,), cost="allocation")
+class AbortTask(Message):
+    """User -> resource node: an instance of a job of parts these tasks belong to lost a
+    task with a server that went down; stop them if they run, give back their
+    reservations, and start none of them later (sent again until TaskAborted). The rest
+    of the instance runs again, whole (model/gangs.py)."""
+
+    task_ids: list[int]
+
+
+@message(32, senders=(SERVER,), cost="allocation")
+class TaskAborted(Message):
+    """Resource node -> user: your AbortTask was carried out."""
+
+    task_ids: list[int]
+
+
 @message(30, senders=(BOOTSTRAP,))
 class MemberUp(Message):
     """Bootstrap -> gateway, users, servers, collector: server ``server`` joined the

@@ -28,7 +28,8 @@ import numpy as np
 
 from dgdrf.model.constraints import Constraint
 from dgdrf.model.resources import FIT_TOLERANCE
-from dgdrf.nodes.protocol import RETRY_S, Allocate, AllocateRejected, MemberDown, MemberUp, TaskAllocated, TaskFinished, TaskFinishedAck
+from dgdrf.model.scenario import MAX_INSTANCE_TASKS
+from dgdrf.nodes.protocol import RETRY_S, AbortTask, Allocate, AllocateRejected, MemberDown, MemberUp, TaskAborted, TaskAllocated, TaskFinished, TaskFinishedAck
 from dgdrf.nodes.ticking import TickingRole
 from dgdrf.runtime.actor import Actor
 
@@ -77,6 +78,11 @@ class Server(Actor):
         self.on_finished: list[Callable[[str, int], None]] = []
         #: members reported down (MemberDown): none of them is told of a task's end
         self._gone: set[str] = set()
+        #: tasks of instances their users aborted (AbortTask): none of them starts later
+        self.aborted: set[tuple[str, int]] = set()
+        #: the central scheduler that ordered each running task, if one did (an aborted
+        #: task's end is told to it, for its ledger)
+        self._ordered_by: dict[tuple[str, int], str] = {}
 
     def admits(self, constraint: Constraint) -> bool:
         """Whether a task with ``constraint`` may run here (its ids and my attributes)."""
@@ -159,6 +165,11 @@ class Server(Actor):
         if key in self.finished:
             self.report("repeated_start", user=user, task_id=task_id)
             return True
+        if key in self.aborted:  # its instance was lost before this order came: it ran for no time
+            self.release(user, task_id)
+            if scheduler is not None:
+                self._tell_ended(key, [scheduler])
+            return True
         d = self.reserved.pop(key, None)
         if d is None:
             if not self.fits(demand):
@@ -169,6 +180,8 @@ class Server(Actor):
         self.running[key] = d
         if gain:
             self.gains[key] = gain
+        if scheduler is not None:
+            self._ordered_by[key] = scheduler
         self.report("allocated", user=user, task_id=task_id, demand=list(demand))
         self.send(user, TaskAllocated(task_id, self.address, dominant_share, gain))
         if duration > 0:
@@ -183,19 +196,47 @@ class Server(Actor):
             return
         self._add(d, -1.0)
         self.gains.pop(key, None)
+        self._ordered_by.pop(key, None)
         self.finished.add(key)
         self.report("finished", user=user, task_id=task_id)
         for hook in self.on_finished:
             hook(user, task_id)
-        recipients = [user] if scheduler is None else [user, scheduler]  # the scheduler may be this node: a message as its Allocate was
+        self._tell_ended(key, [user] if scheduler is None else [user, scheduler])  # the scheduler may be this node: a message as its Allocate was
+
+    def _tell_ended(self, key: tuple[str, int], recipients: list[str]) -> None:
+        """Tell ``recipients`` that task ``key`` ended (TaskFinished, sent again until
+        each acknowledges; a member gone is not told)."""
         if self._gone:
             recipients = [m for m in recipients if m not in self._gone]  # nobody is there to hear it
             if not recipients:
                 return
         self._unacked[key] = recipients
         for member in recipients:
-            self.send(member, TaskFinished(user, task_id))
+            self.send(member, TaskFinished(*key))
         self.after(self.retry, self._notify_again, key)
+
+    def on_AbortTask(self, src: str, msg: AbortTask) -> None:
+        """``src``'s instance lost a task with a server gone: its tasks here stop (a
+        running one frees its resources and is told to the scheduler that ordered it, not
+        to the user, who asked), their reservations are given back, and none of them
+        starts later."""
+        for task_id in msg.task_ids[:MAX_INSTANCE_TASKS]:
+            key = (src, task_id)
+            self.aborted.add(key)
+            d = self.running.pop(key, None)
+            if d is not None:
+                self._add(d, -1.0)
+                self.gains.pop(key, None)
+                self.finished.add(key)  # ended: a repeated order does not run it again
+                self.report("aborted", user=src, task_id=task_id)
+                for hook in self.on_finished:
+                    hook(src, task_id)
+                scheduler = self._ordered_by.pop(key, None)
+                if scheduler is not None:
+                    self._tell_ended(key, [scheduler])
+            else:
+                self.release(src, task_id)
+        self.send(src, TaskAborted(msg.task_ids[:MAX_INSTANCE_TASKS]))
 
     def _notify_again(self, key: tuple[str, int]) -> None:
         waiting = self._unacked.get(key)

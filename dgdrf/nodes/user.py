@@ -43,6 +43,7 @@ from dgdrf.model.fleet import Fleet
 from dgdrf.model.workload import CLASSIC, Durations, JobSpec, Part, TaskRef, TaskTraits, UserWorkload, arrival_time, instance_size
 from dgdrf.nodes.protocol import (
     RETRY_S,
+    AbortTask,
     Accept,
     Decline,
     HomeMoved,
@@ -53,6 +54,7 @@ from dgdrf.nodes.protocol import (
     Proposal,
     ServerReply,
     ServerRequest,
+    TaskAborted,
     TaskAllocated,
     TaskFinished,
     TaskFinishedAck,
@@ -125,6 +127,15 @@ class User(Actor):
         #: the tasks of it (ids task_id .. task_id + size - 1) known to run
         self.gang: tuple[Part, ...] = ()
         self.gang_started: set[int] = set()
+        #: the servers of the accepted placement, one a task (an instance's every task)
+        self.accepted_servers: list[str] = []
+        #: instances accepted and not yet ended: first task id -> (the task, its servers
+        #: one a task), and each of their tasks' first task id; a task of one lost with
+        #: its server loses all of it (:meth:`_lose_instance`)
+        self.instances: dict[int, tuple[TaskRef, list[str]]] = {}
+        self.instance_of: dict[int, int] = {}
+        #: AbortTask sent and not yet answered: server -> task ids
+        self._aborting: dict[str, list[int]] = {}
         #: the servers up as far as this user knows (jobs): a job none of them can run is
         #: given up (model/fleet.py), and taken up again when one that can joins
         self.fleet = fleet if jobs is not None else None
@@ -220,6 +231,16 @@ class User(Actor):
         is pending again, and the next task is taken anew). False if no task is left to
         place (with jobs: what is pending no server up can run, so the user went idle)."""
         server = self.accepted_server or self.accepted_from
+        if self.gang and self.task_id in self.instances:  # an instance: all of it is lost, and put back once
+            self._lose_instance(self.task_id)
+            self.task_id += self.size
+            self.gang_started = set()
+            self._take()
+            if self.current is None:
+                self._go_idle()
+                return False
+            self.report("submitted", task_id=self.task_id, job=self.current.job, index=self.current.index)
+            return True
         if self.current is None:
             self.report("task_lost", task_id=self.task_id, server=server)
         else:  # it may have run and ended there, unheard: the collector is told which task it was
@@ -252,15 +273,14 @@ class User(Actor):
         assert self.workload is not None and self.current is not None
         self.workload.put_back(self.current)
         self._abandon(self.current.job, why, self.task_id)
-        self.task_id += 1
+        self.task_id += self.size  # an instance's task ids are all spent
         self._next()
 
     def _current_unrunnable(self) -> str | None:
         """Why the current task's job can run on no server up (None: it can)."""
         if self.fleet is None or self.current is None or self.jobs is None:
             return None
-        spec = self.jobs.jobs[self.current.job]
-        return self.fleet.why_not(spec.demand, spec.constraint)
+        return self.fleet.why_not_job(self.jobs.jobs[self.current.job])
 
     def _placed(self) -> bool:
         """Whether the current task has an accepted placement (its TaskAllocated pending)."""
@@ -291,6 +311,8 @@ class User(Actor):
         again, their share given back."""
         gone = set(msg.addresses)
         self.down |= gone
+        for server in gone.intersection(self._aborting):
+            del self._aborting[server]  # nothing runs there any more
         if self.fleet is not None:
             self.fleet.leave(gone)
         if self.workload is not None:
@@ -301,7 +323,7 @@ class User(Actor):
             return
         # the proposer (a walk's server, a home) or, under a central scheduler, the
         # server it ordered the task on
-        if self._placed() and (self.accepted_from in gone or self.accepted_server in gone):
+        if self._placed() and (self.accepted_from in gone or self.accepted_server in gone or not gone.isdisjoint(self.accepted_servers)):
             if not self._give_up():
                 return
             if self.sent_to in gone:
@@ -324,20 +346,72 @@ class User(Actor):
         self.down.discard(msg.server)
         self.fleet.join(msg.spec())
         for job in self.workload.given_up():
-            spec = self.jobs.jobs[job]
-            if self.fleet.why_not(spec.demand, spec.constraint) is None:
+            if self.fleet.why_not_job(self.jobs.jobs[job]) is None:
                 self.workload.resume(job)
                 self.report("resumed", job=job)
         if self.state == IDLE and self.workload.pending():
             self._next()
 
     def _lose_running(self, gone: set[str]) -> None:
+        """Tasks running on servers gone are lost: pending again, their share given back.
+        A task of an instance loses the whole instance (the current one being placed is
+        :meth:`_give_up`'s)."""
         assert self.workload is not None
         for task_id in [t for t, r in self.tasks_running.items() if r.server in gone]:
+            if task_id not in self.tasks_running:
+                continue  # lost with its instance, a task of which came before it
+            base = self.instance_of.get(task_id)
+            if base is not None:
+                if base in self.instances and not (base == self.task_id and self._placed()):
+                    self._lose_instance(base)
+                continue
             r = self.tasks_running.pop(task_id)
             self.report("task_lost", task_id=task_id, server=r.server, job=r.ref.job, index=r.ref.index)
             self.workload.put_back(r.ref)
             self._drop_share(r.gain)
+
+    def _lose_instance(self, base: int) -> None:
+        """An instance lost a task with its server: every task of it is lost (reported,
+        its share given back), those on servers up are aborted there (AbortTask: stopped,
+        or never started), and the instance is pending again, once (model/gangs.py)."""
+        assert self.workload is not None
+        ref, servers = self.instances.pop(base)
+        abort: dict[str, list[int]] = {}
+        for k, server in enumerate(servers):
+            task_id = base + k
+            self.instance_of.pop(task_id, None)
+            r = self.tasks_running.pop(task_id, None)
+            if r is not None:
+                self._drop_share(r.gain)
+            self.report("task_lost", task_id=task_id, server=server, job=ref.job, index=ref.index)
+            if server not in self.down:
+                abort.setdefault(server, []).append(task_id)
+        for server, task_ids in abort.items():
+            self._abort(server, task_ids)
+        self.workload.put_back(ref)
+
+    def _abort(self, server: str, task_ids: list[int]) -> None:
+        """Tell ``server`` to stop these tasks and never start them (until it answers)."""
+        fresh = server not in self._aborting
+        self._aborting.setdefault(server, []).extend(task_ids)
+        self.send(server, AbortTask(list(self._aborting[server])))
+        if fresh:
+            self.after(self.retry, self._abort_again, server)
+
+    def _abort_again(self, server: str) -> None:
+        task_ids = self._aborting.get(server)
+        if not task_ids:
+            return
+        self.report("retransmitted", step="abort")
+        self.send(server, AbortTask(list(task_ids)))
+        self.after(self.retry, self._abort_again, server)
+
+    def on_TaskAborted(self, src: str, msg: TaskAborted) -> None:
+        left = [t for t in self._aborting.get(src, ()) if t not in msg.task_ids]
+        if left:
+            self._aborting[src] = left
+        else:
+            self._aborting.pop(src, None)
 
     def _ask_again(self) -> None:
         """The current task's server died before placing it: ask the gateway where it goes
@@ -363,8 +437,13 @@ class User(Actor):
             return
         if msg.task_id == self.task_id and self.state not in (ACCEPTED, IDLE):
             self.accepted_from, self.accepted_ref, self.accepted_server = src, msg.ref, msg.server
+            self.accepted_servers = list(servers)
             for k, server in enumerate(servers):  # an instance: each of its tasks where it goes
                 self.report("accepted", task_id=msg.task_id + k, server=server)
+            if self.gang and self.current is not None:  # known from now on: a loss of any of its servers loses it all
+                self.instances[msg.task_id] = (self.current, list(servers))
+                for k in range(len(servers)):
+                    self.instance_of[msg.task_id + k] = msg.task_id
             self._step(ACCEPTED)
             self._send_step()
         elif msg.task_id == self.task_id and self.state == ACCEPTED and (src, msg.ref) == (self.accepted_from, self.accepted_ref):
@@ -377,6 +456,7 @@ class User(Actor):
         or the node could not start the task): wait for another proposal of the task."""
         if msg.task_id == self.task_id and self.state == ACCEPTED and (src, msg.ref) == (self.accepted_from, self.accepted_ref):
             self.report("withdrawn", task_id=msg.task_id, server=src)
+            self._forget_instance(msg.task_id)
             self._step(QUEUED)
 
     def on_TaskAllocated(self, src: str, msg: TaskAllocated) -> None:
@@ -436,7 +516,7 @@ class User(Actor):
                 self.current = None
                 return
             spec = self.jobs.jobs[ref.job]
-            why = next((w for p in spec.part_list if (w := fleet.why_not(p.demand, p.constraint)) is not None), None) if fleet is not None else None
+            why = fleet.why_not_job(spec) if fleet is not None else None
             if why is None:
                 break
             self._abandon(ref.job, why)
@@ -476,6 +556,9 @@ class User(Actor):
         self.send(src, TaskFinishedAck(msg.user, msg.task_id))
         if self.workload is None:
             return
+        base = self.instance_of.pop(msg.task_id, None)
+        if base is not None and base in self.instances and not any(self.instance_of.get(base + k) == base for k in range(len(self.instances[base][1]))):
+            del self.instances[base]  # every task of it ended
         r = self.tasks_running.pop(msg.task_id, None)
         if r is None:
             if self.gang and self.state == ACCEPTED and self.current is not None and self.task_id <= msg.task_id < self.task_id + self.size:
@@ -492,6 +575,13 @@ class User(Actor):
         self._drop_share(r.gain)
         if self.state in (SUBMITTED, QUEUED):
             self._submit()
+
+    def _forget_instance(self, base: int) -> None:
+        """The placement of an instance no longer stands before any task of it ran."""
+        entry = self.instances.pop(base, None)
+        if entry is not None:
+            for k in range(len(entry[1])):
+                self.instance_of.pop(base + k, None)
 
     def _drop_share(self, gain: float) -> None:
         self.dominant_share = max(0.0, self.dominant_share - gain) if self.tasks_running else 0.0

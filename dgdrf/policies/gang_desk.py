@@ -172,6 +172,8 @@ class GangDesk(Role):
         self.noted: dict[TryKey, Noted] = {}
         self.holds: dict[TryKey, list[int]] = {}
         self._over: dict[TryKey, None] = {}
+        #: members reported down: nothing more is sent to them
+        self._down: set[str] = set()
 
     # -- the coordinator ------------------------------------------------------------------
     def place(self, user: str, request: TaskRequest, share: float, first: str | None = None) -> bool:
@@ -393,6 +395,8 @@ class GangDesk(Role):
     def _send_until_answered(self, server: str, msg: Message) -> None:
         """Send a try's instruction to ``server`` every ``retry`` seconds until it
         answers; a later instruction of the same try replaces it."""
+        if server in self._down:
+            return  # it holds nothing any more
         key = (server, msg.user, msg.task_id, msg.attempt)  # type: ignore[attr-defined]
         fresh = key not in self._outbox
         self._outbox[key] = msg
@@ -606,6 +610,7 @@ class GangDesk(Role):
         server holds for a coordinator or user gone is given back; nothing more is sent
         to them."""
         gone = set(addresses)
+        self._down |= gone
         for key in [k for k in self._outbox if k[0] in gone]:
             del self._outbox[key]
         for plan in list(self.plans.values()):
