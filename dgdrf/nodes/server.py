@@ -17,6 +17,11 @@ tells no member gone that a task of its ended (a user gone would be told for eve
 passes the news to every role it hosts that keeps state of members: a role defines
 ``members_down(addresses)`` and ``member_up(server, capacity, attributes)``
 (:class:`MembershipListener`), so that several roles of one server can hear the same news.
+
+A user whose instance of a job of parts lost a task with a server that went down aborts
+the rest of it (AbortTask): a task of it running here stops (its resources freed, the
+scheduler that ordered it told it ended), its reservation is given back, and an order
+for it that comes later starts nothing.
 """
 
 from __future__ import annotations

@@ -22,7 +22,10 @@ down before telling it again, is lost all the same: nothing tells it from one th
 with its server, so it runs again (the collector counts the first end as no completion,
 which is why the report names the task). A share that drops while the user's task waits
 at a server is sent there again (the TaskRequest repeated, which updates the waiting
-task's share).
+task's share). An instance of a job of parts (model/gangs.py) is all its tasks or none:
+one of them lost with its server loses all of them; the user aborts the others where
+they run or are held (AbortTask, until TaskAborted) and the instance is pending again,
+once.
 
 Alg. 3 assumes every message arrives. Here each step that waits for an answer sends
 again every ``retry`` seconds until the answer comes (:meth:`User._retransmit`): the
