@@ -443,3 +443,32 @@ def test_a_cluster_reserves_and_commits_jobs_of_parts_under_dgdrf():
     assert result["instances"] == {"u2": {"job": 5}}
     assert result["tasks"] == {"u1-job1": 56, "u1-job2": 11, "u2": 10, "u3": 10, "u4": 8}
     assert result["messages"]["by_type"]["GangCommit"] >= 5
+
+
+def test_a_cluster_runs_an_instance_again_whole_when_a_server_with_a_part_is_killed(tmp_path):
+    """Jobs of parts (a task on class a and one on class b, all or nothing) on 4 servers:
+    the process of s2 (class b) is killed (SIGKILL) while instances run a part there. Its
+    instances are lost whole: their users abort the parts on the other servers over the
+    network (AbortTask) and run them again, whole, on the servers left. Drained, no part
+    missing, nothing run twice."""
+    from dgdrf.cluster.keys import make_keys, node_names
+
+    servers = [{"id": f"s{k}", "capacity": [2.0, 2.0], "attributes": {"class": "a" if k % 2 else "b"}} for k in range(1, 5)]
+    pair = [{"demand": [1.0, 1.0], "requires": {"class": "a"}}, {"demand": [1.0, 1.0], "requires": {"class": "b"}}]
+    users = [{"id": f"g{i}", "jobs": [{"id": "pair", "tasks": 4, "duration": 4.0, "parts": pair}]} for i in (1, 2)]
+    path = tmp_path / "net-gangs-4x2.json"
+    build_scenario(["cpu", "mem"], servers, users, name="net-gangs-4x2").write_json(path)
+    cluster = Cluster(["--scenario", str(path), "--policy", "drf", "--tick", "0.05"], 4, 2, verbose=True)
+    make_keys(cluster.keys, node_names(4, 2), days=1)
+    out = cluster.logs / "result.json"
+    try:
+        _start_and_wait(cluster, out, 1.5)  # allocation under way: s2 runs parts of two instances (4 s each)
+        cluster.procs[_process_hosting(cluster, "s2")].send_signal(signal.SIGKILL)
+        assert cluster.wait_collector(TIMEOUT) == 0, cluster.tail("collector", 20)
+        result = json.loads(out.read_text())
+    finally:
+        cluster.stop()
+    assert result["stop_reason"] == "drained" and result["invariant_violations"] == [], (result["stop_reason"], result["invariant_violations"][:3])
+    assert result["members_down"] == {"server": 1} and result["instances"] == {"g1": {"pair": 4}, "g2": {"pair": 4}}
+    assert result["events"].get("aborted", 0) >= 1 and result["events"]["task_lost"] >= 2, result["events"]
+    assert result["handler_errors"] == 0 and not result["rejected_frames"]

@@ -483,5 +483,13 @@ def test_an_instance_request_crosses_the_wire_checked():
                       [{"class": "standard"}, {"class": "public-IP"}])
     assert decode_checked(encode(req)) == req and req.gang() is not None and len(req.gang()) == 2
     assert decode_checked(encode(Proposal(0, "s1", 1, ["s1", "s2"]))).servers == ["s1", "s2"]
+    from dgdrf.nodes.protocol import AbortTask
+    from dgdrf.policies.messages import GangHop, GangReserved
+
+    assert decode_checked(encode(AbortTask([3, 4]))).task_ids == [3, 4]
+    hop = GangHop("s1", "u2", 0, 1, 9, [1], [[1.0, 1.0]], [[]], [{"class": "b"}], 0, ["s3"], [[2.0, 2.0]], [[4.0, 4.0]], [{"class": "a"}])
+    assert decode_checked(encode(hop)) == hop and decode_checked(encode(GangReserved("u2", 0, 1, [0], []))).held == [0]
+    with pytest.raises(DecodeError, match="AbortTask.task_ids"):
+        decode_checked(encode(AbortTask([-1])))
     with pytest.raises(DecodeError, match="TaskRequest.user"):
         decode_checked(encode(TaskRequest("", 0, [1.0], 0.0)))
