@@ -66,7 +66,7 @@ def main() -> None:
     runs = [(p, float(x)) for p in args.policies.split(",") for x in args.loss.split(",")]
     with ProcessPoolExecutor(args.workers) as pool:
         rows = list(pool.map(one, *zip(*runs, strict=True)))
-    print(f"# What placing gangs costs: configs/google-gangs-100x20.toml, seed 1\n")
+    print("# What placing gangs costs: configs/google-gangs-100x20.toml, seed 1\n")
     print(f"`python bench/gang_reservations.py --policies {args.policies} --loss {args.loss}`; 68 jobs of 2-54 tasks run as gangs.")
     print("Messages: of the reservation protocol (types Gang*), per instance placed. Held: resource-seconds that reservations given back held,")
     print("as a share of the cluster's capacity over the makespan (CPU, memory). JCT: mean job completion time, gangs / other jobs.\n")

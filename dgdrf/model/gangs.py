@@ -22,6 +22,7 @@ import numpy as np
 from dgdrf.model.resources import FIT_TOLERANCE, natural_key
 
 if TYPE_CHECKING:
+    from dgdrf.model.constraints import Scalar
     from dgdrf.model.workload import Part
 
 
@@ -57,7 +58,7 @@ def pack(free: np.ndarray, capacity: np.ndarray, order: Sequence[int] | np.ndarr
     return slots
 
 
-def packs_on(parts: Sequence[Part], servers: Sequence[tuple[str, Sequence[float], Mapping[str, object]]]) -> bool:
+def packs_on(parts: Sequence[Part], servers: Sequence[tuple[str, Sequence[float], Mapping[str, Scalar]]]) -> bool:
     """Whether one instance of ``parts`` fits ``servers`` ((id, capacity, attributes) of
     each) when they are empty, by first fit in natural id order: what the scenario checks
     of every job of parts on load, and what a member checks again once servers have left

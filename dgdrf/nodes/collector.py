@@ -44,7 +44,6 @@ from dgdrf.model.notions import DominantShare, FairnessNotion
 from dgdrf.model.resources import SHARE_TIE_TOLERANCE
 from dgdrf.model.scenario import Scenario, ServerSpec
 from dgdrf.model.envy_over_time import EnvyOverTime
-from dgdrf.model.constraints import Constraint
 from dgdrf.model.fleet import runs_on
 from dgdrf.model.gangs import packs_on
 from dgdrf.model.workload import JobSpec, TaskRef

@@ -317,15 +317,13 @@ class GangDesk(Role):
         if not n == len(msg.room_free) == len(msg.room_capacity) == len(msg.room_attributes):
             actor.report("bad_message", type="GangRefused", src=msg.room_servers[0] if msg.room_servers else "", reason="rooms of unequal lengths")
             return None
-        for server, free, cap, attrs in zip(msg.room_servers, msg.room_free, msg.room_capacity, msg.room_attributes, strict=True):
-            if len(free) == m and len(cap) == m:
-                rooms[server] = (free, cap, attrs)
+        for server, room, cap, attrs in zip(msg.room_servers, msg.room_free, msg.room_capacity, msg.room_attributes, strict=True):
+            if len(room) == m and len(cap) == m:
+                rooms[server] = (room, cap, attrs)
         rooms[actor.address] = (actor.free.tolist(), actor.capacity.tolist(), actor.attributes)
         ids = sorted(rooms, key=natural_key)
-        free = np.array([rooms[i][0] for i in ids], dtype=np.float64)
-        capacity = np.array([rooms[i][1] for i in ids], dtype=np.float64)
         parts = [PartSlots(np.asarray(d, dtype=np.float64), 1, np.array([c.admits(i, rooms[i][2]) for i in ids], dtype=bool)) for d, c in zip(plan.demands, plan.constraints, strict=True)]
-        slots = pack(free, capacity, np.arange(len(ids)), parts)
+        slots = pack(np.array([rooms[i][0] for i in ids], dtype=np.float64), np.array([rooms[i][1] for i in ids], dtype=np.float64), np.arange(len(ids)), parts)
         return None if slots is None else [ids[j] for j in slots]
 
     def _failed(self, plan: GangPlan) -> None:
