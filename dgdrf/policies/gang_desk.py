@@ -218,25 +218,26 @@ class GangDesk(Role):
         return (self.actor.address, plan.user, plan.task_id, plan.attempt)
 
     def on_GangFound(self, src: str, msg: GangFound) -> None:
+        """A server found room for tasks of a try: the first server to find a task keeps
+        it; once every task has one, the try reserves them."""
         plan = self.plans.get((msg.user, msg.task_id))
-        live = plan is not None and plan.attempt == msg.attempt
+        if plan is None or plan.attempt != msg.attempt:
+            self.actor.send(src, GangFoundAck(msg.user, msg.task_id, msg.attempt, [], list(msg.tasks), over=True))
+            return
+        plan.noters.add(src)
         keep: list[int] = []
         drop: list[int] = []
-        if live:
-            plan.noters.add(src)  # type: ignore[union-attr]
         for k in msg.tasks:
-            if not live or not 0 <= k < len(plan.found):  # type: ignore[union-attr]
-                drop.append(k)
-            elif plan.found[k] == src:  # type: ignore[union-attr]
+            if 0 <= k < len(plan.found) and plan.found[k] == src:
                 keep.append(k)  # told again: our answer was lost
-            elif plan.found[k] is None and plan.phase == FINDING:  # type: ignore[union-attr]
-                plan.found[k] = src  # type: ignore[union-attr]
+            elif 0 <= k < len(plan.found) and plan.found[k] is None and plan.phase == FINDING:
+                plan.found[k] = src
                 keep.append(k)
             else:
-                drop.append(k)  # found elsewhere first, or the try is past finding
-        self.actor.send(src, GangFoundAck(msg.user, msg.task_id, msg.attempt, keep, drop, over=not live or plan.phase != FINDING))  # type: ignore[union-attr]
-        if live and plan.phase == FINDING and all(f is not None for f in plan.found):  # type: ignore[union-attr]
-            self._reserve(plan)  # type: ignore[arg-type]
+                drop.append(k)  # found elsewhere first, the try is past finding, or no such task
+        self.actor.send(src, GangFoundAck(msg.user, msg.task_id, msg.attempt, keep, drop, over=plan.phase != FINDING))
+        if plan.phase == FINDING and all(f is not None for f in plan.found):
+            self._reserve(plan)
 
     def _reserve(self, plan: GangPlan) -> None:
         """Every task has a server: reserve them, here at once, elsewhere by GangReserve."""
