@@ -10,7 +10,9 @@ does with one task (4.3), in three steps:
    with a constraint first, those have fewer servers to go to; then the larger demands
    first, by the sum of their components); the tasks left go on a random walk
    (:class:`~dgdrf.policies.messages.GangHop`) that notes at each server it reaches those
-   that fit there (beside what the same try noted there before) and passes the rest on.
+   that fit there (beside what the same try noted there before) and passes the rest on,
+   until it has reached :data:`ROOMS` servers (or keeps reaching those it has seen); then
+   the coordinator packs the instance on the rooms the walk saw (model/gangs.py).
    A server that notes tasks tells the coordinator (GangFound, sent until answered); the
    coordinator takes the first server to find each task (a hop sent twice, after a lost
    acknowledgement, can find a task twice). Nothing is reserved while the walk goes on.
@@ -94,10 +96,12 @@ if TYPE_CHECKING:
 HOLD_LEASE_S = 120.0
 #: how many recently handled hops, and tries given back or committed, a server remembers
 _REMEMBERED = 4096
-#: the rooms a walk carries at most (the latest servers it reached)
+#: a walk with tasks left ends once it has reached this many servers (the coordinator
+#: then packs the instance on their rooms, or tries again later): a walk of the thesis's
+#: 1,024 hops cost a waiting instance a thousand messages a try
 ROOMS = 64
-#: a walk ends, its tasks not all found, once it has reached this many servers in a row
-#: that it had seen, and at least as many as it has seen (it has likely seen them all)
+#: ... or once it has reached this many servers in a row that it had seen, and at least
+#: as many as it has seen (on a small cluster: it has likely seen them all)
 STALE_HOPS = 8
 
 FINDING, RESERVING, PROPOSED, COMMITTED = "finding", "reserving", "proposed", "committed"
@@ -510,7 +514,7 @@ class GangDesk(Role):
             msg.coordinator, msg.user, msg.task_id, msg.attempt, msg.ttl, [msg.tasks[i] for i in rest], [msg.demands[i] for i in rest],
             [msg.eligible[i] for i in rest], [msg.requires[i] for i in rest], stale, servers, free, capacity, attributes,
         )
-        if stale >= max(STALE_HOPS, len(servers)) or not self._walk(onward):
+        if stale >= max(STALE_HOPS, len(servers)) or len(servers) >= ROOMS or not self._walk(onward):
             actor.send(msg.coordinator, GangRefused(msg.user, msg.task_id, msg.attempt, servers, free, capacity, attributes))
 
     def _finding(self, user: str, task_id: int, attempt: int) -> bool:
