@@ -69,3 +69,28 @@ def packs_on(parts: Sequence[Part], servers: Sequence[tuple[str, Sequence[float]
     cap = np.array([c for _, c, _ in ordered], dtype=np.float64)
     slots = [PartSlots(np.asarray(p.demand, dtype=np.float64), p.count, np.array([p.constraint.admits(i, a) for i, _, a in ordered], dtype=bool)) for p in parts]
     return pack(cap, cap, np.arange(len(ordered)), slots) is not None
+
+
+#: a bound on the instances :func:`instances_alone` counts (an instance of tiny demands on
+#: a large cluster; it only weighs a share)
+MAX_INSTANCES_ALONE = 100_000
+
+
+def instances_alone(parts: Sequence[PartSlots], capacity: np.ndarray, order: Sequence[int] | np.ndarray) -> int:
+    """How many instances of ``parts`` fit the empty servers of ``capacity`` together, each
+    placed by first fit over ``order`` beside those before it: the whole-instance count a
+    user runs with the cluster to itself (TSF's h_i and CDRF's M_i of a job of parts,
+    model/notions.py). 0 for parts that demand nothing."""
+    if not parts or all(not np.any(np.asarray(p.demand) > 0) for p in parts):
+        return 0
+    room = np.array(capacity, dtype=np.float64, copy=True)
+    demands = [np.asarray(p.demand, dtype=np.float64) for p in parts for _ in range(p.count)]
+    n = 0
+    while n < MAX_INSTANCES_ALONE:
+        slots = pack(room, capacity, order, parts)
+        if slots is None:
+            break
+        for server, demand in zip(slots, demands, strict=True):
+            room[server] -= demand
+        n += 1
+    return n

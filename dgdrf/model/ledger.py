@@ -294,6 +294,14 @@ class AllocationLedger:
         self._row_changed(user)
         self._refresh_row(user)
 
+    def gangs(self) -> dict[int, tuple[Part, ...]]:
+        """Every user whose next task is an instance, with its parts (read-only)."""
+        return self._gangs
+
+    def admits(self, constraint: Constraint) -> np.ndarray:
+        """Per server: whether ``constraint`` admits it (read-only)."""
+        return self._admit_row(constraint)
+
     def gang_of(self, user: int) -> tuple[Part, ...] | None:
         """The parts of ``user``'s next instance (None: a plain task)."""
         return self._gangs.get(user)

@@ -19,7 +19,15 @@ Readings we chose where the papers leave room (docs/explanation/papers.md, docs/
 - h_i and M_i count whole tasks per server (floor), as Wang et al.'s fig. 4 does
   (6 + 2 + 6 = 14); the offline oracle (model/lp_filling.py) uses the divisible count.
 - A user's units (h_i, M_i) are those of its next task's demand and constraint; with jobs
-  of several demands, n_i counts all of its running tasks.
+  of several demands, n_i counts all of its running tasks. A user whose next task is an
+  instance of a job of parts counts in whole instances: its unit is the tasks of the
+  instances it runs alone, packed first fit (model/gangs.py), so its share is instances
+  over instances alone.
+- Offered a server (policies/offers.py), a user whose next task is an instance is one
+  whose whole instance fits with its first task there (first fit puts the rest); the
+  per-server notions (PS-DSF, rPS-DSF) score it on that server (another reading would
+  take the server its largest part lands on; an offer is of one server, and the one the
+  instance's first fit starts on is where the ledger says the instance fits).
 - PS-DSF's run-level figure is K_n = sum over the servers n may use of K_nj (Kesidis et
   al. eq. 13); rPS-DSF ranks offers by the residual score but is judged on the same K_n
   (a residual at the end of a run means nothing).
@@ -37,8 +45,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from dgdrf.model.gangs import PartSlots, instances_alone
 from dgdrf.model.ledger import AllocationLedger
 from dgdrf.model.problem import tasks_per_server
+from dgdrf.model.workload import instance_size
 
 
 class FairnessNotion(ABC):
@@ -132,11 +142,28 @@ class _UnitShare(FairnessNotion):
 
     def __init__(self) -> None:
         self._units = RowSums(tasks_per_server, self.constrained)
+        self._instances: dict[tuple[object, int], int] = {}  # (parts, servers version) -> tasks of the instances alone
 
     def units(self, ledger: AllocationLedger) -> np.ndarray:
         """u_i per user, from the servers and next tasks the ledger knows (kept until
-        they change: :class:`RowSums`)."""
-        return self._units(ledger)
+        they change: :class:`RowSums`). A user whose next task is an instance of a job of
+        parts counts in whole instances: u_i is the tasks of the instances it runs alone
+        (:func:`~dgdrf.model.gangs.instances_alone` times the instance's size), so its
+        n_i / u_i is its instances over the instances it runs alone."""
+        units = self._units(ledger)
+        gangs = ledger.gangs()
+        if not gangs:
+            return units
+        units = units.copy()
+        live = ledger.live()
+        for user, parts in gangs.items():
+            key = (parts, ledger.servers_version)
+            count = self._instances.get(key)
+            if count is None:
+                slots = [PartSlots(np.asarray(p.demand, dtype=np.float64), p.count, (ledger.admits(p.constraint) if self.constrained else np.ones(len(live), dtype=bool)) & live) for p in parts]
+                count = self._instances[key] = instances_alone(slots, ledger.capacity, ledger.order) * instance_size(parts)
+            units[user] = count
+        return units
 
     def shares(self, ledger: AllocationLedger) -> np.ndarray:
         units = self.units(ledger) * ledger.weight

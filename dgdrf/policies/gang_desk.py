@@ -468,8 +468,8 @@ class GangDesk(Role):
             actor.report("bad_message", type="GangHop", src=src, reason=f"{n} tasks, {len(msg.demands)} demands, {len(msg.eligible)} eligible, {len(msg.requires)} requires, or a demand of the wrong length")
             return
         key = (msg.coordinator, msg.user, msg.task_id, msg.attempt)
-        if key in self._over or key in self.holds or (msg.coordinator == actor.address and not self._finding(msg.user, msg.task_id, msg.attempt)):
-            return  # the try is past finding (a branch of its walk after a lost acknowledgement): the walk ends here
+        if key in self._over or key in self.holds or msg.coordinator in self._down or (msg.coordinator == actor.address and not self._finding(msg.user, msg.task_id, msg.attempt)):
+            return  # the try is past finding (a branch of its walk after a lost acknowledgement), or its coordinator is down: the walk ends here
         noted = self.noted.get(key)
         here = [0.0] * len(actor.capacity)
         if noted is not None:  # this try found room here before: beside it
@@ -525,6 +525,9 @@ class GangDesk(Role):
     def _tell_again(self, key: TryKey, told: int) -> None:
         noted = self.noted.get(key)
         if noted is None or noted.answered or noted.told != told:
+            return
+        if key[0] in self._down:
+            del self.noted[key]  # nobody is there to answer
             return
         self.actor.report("retransmitted", step="gang_found")
         self.actor.send(key[0], GangFound(key[1], key[2], key[3], list(noted.tasks)))

@@ -115,7 +115,7 @@ class _ServerOffers(_Centralized):
 
     offers = True
     strict = False  # an offer picks among the requests in; it waits for no one
-    gangs = False  # an offer is of one server; an instance may need several
+    gangs = True  # a gang user is offered the server its instance's first fit starts on, and the instance is placed whole (model/notions.py readings)
 
     def selector(self, server) -> OfferRound:
         return OfferRound(self.fairness(), self.options.offer_order, self.options.offer_tasks == "fill", lambda: server.rng)
