@@ -443,7 +443,7 @@ def test_a_cluster_reserves_and_commits_jobs_of_parts_under_dgdrf():
     assert code == 0 and result is not None, cluster.tail("collector", 20)
     assert result["stop_reason"] == "saturated" and result["invariant_violations"] == [] and result["mode"] == "network"
     whole = result["instances"]["u2"]["job"]
-    assert whole >= 1 and result["tasks"]["u2"] == 2 * whole and result["tasks"]["u4"] == 8
+    assert whole >= 1 and result["tasks"]["u2"] == 2 * whole and result["tasks"]["u4"] == 8, (result["tasks"], result["rejected_frames"], result["events"], result["messages"]["by_type"].get("GangReserve"))
     assert result["messages"]["by_type"]["GangReserve"] >= 1 and result["handler_errors"] == 0 and not result["rejected_frames"]
 
 

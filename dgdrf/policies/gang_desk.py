@@ -504,7 +504,7 @@ class GangDesk(Role):
             for column in (servers, free, capacity, attributes):
                 del column[j]
         servers.append(actor.address)
-        free.append(actor.free.tolist())
+        free.append([max(0.0, x) for x in actor.free.tolist()])  # a float remnant below 0 would be refused on the wire
         capacity.append(actor.capacity.tolist())
         attributes.append(dict(actor.attributes))
         if len(servers) > ROOMS:
