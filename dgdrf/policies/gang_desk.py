@@ -251,7 +251,7 @@ class GangDesk(Role):
         now = actor.now()
         for k in plan.tasks_of(actor.address):
             if not actor.reserve(plan.user, plan.task_id + k, plan.demands[k]):
-                self._failed(plan)
+                self._raced(plan)
                 return
             plan.held[k], plan.since[k] = True, now
         servers = plan.servers()
@@ -276,7 +276,7 @@ class GangDesk(Role):
             if 0 <= k < len(plan.found) and plan.found[k] == src:
                 plan.held[k], plan.since[k] = True, now
         if msg.refused:
-            self._failed(plan)  # room taken since it was found: try again later
+            self._raced(plan)
         else:
             self._propose_if_held(plan)
 
@@ -330,6 +330,14 @@ class GangDesk(Role):
         parts = [PartSlots(np.asarray(d, dtype=np.float64), 1, np.array([c.admits(i, rooms[i][2]) for i in ids], dtype=bool)) for d, c in zip(plan.demands, plan.constraints, strict=True)]
         slots = pack(np.array([rooms[i][0] for i in ids], dtype=np.float64), np.array([rooms[i][1] for i in ids], dtype=np.float64), np.arange(len(ids)), parts)
         return None if slots is None else [ids[j] for j in slots]
+
+    def _raced(self, plan: GangPlan) -> None:
+        """Room found for the try was taken before it was reserved: the try ends, and the
+        home may try again at once (as after a declined proposal), not after a stuck
+        task's backoff: the room was there a round trip ago, and a user that sat a
+        backoff out would leave its classes to the others."""
+        self._end(plan)
+        self.desk._resolve(plan.user, plan.task_id, "declined")
 
     def _failed(self, plan: GangPlan) -> None:
         """The try could not hold every task: it ends, and the home takes the task for
