@@ -340,7 +340,7 @@ class World:
         bootstrap = self.transport.actors.get(BOOTSTRAP)
         if isinstance(bootstrap, Bootstrap):
             bootstrap.forget(gone)  # the failure detector's own bootstrap
-        audience = type(self.policy).member_down_audience(servers, users, gone, GATEWAY)
+        audience = type(self.policy).member_down_audience(servers, users, gone, GATEWAY, self.scenario.gangs)
         for address in audience:
             actor = self.transport.actors.get(address)  # None: gone, in this crash or an earlier one
             if actor is not None and address not in gone:

@@ -129,7 +129,7 @@ DISTRIBUTED_GANGS = ["ddrf-random", "ddrf-gradient", "dgdrf", "pdgdrf", "dg-tsf"
 #: the server-offer policies (policies/offers.py): a gang user is offered the server its
 #: instance's first fit starts on
 OFFER_GANGS = ["tsf", "cdrf", "psdsf", "rpsdsf", "cmmf-cpu", "cmmf-mem"]
-GANG_POLICIES = ["drf", "fifo", "udrf", "drf-bundle", *OFFER_GANGS, *DISTRIBUTED_GANGS]
+GANG_POLICIES = ["drf", "drf-bestfit", "fifo", "udrf", "drf-bundle", *OFFER_GANGS, *DISTRIBUTED_GANGS]
 
 
 @pytest.mark.parametrize("policy", OFFER_GANGS)
@@ -209,7 +209,7 @@ def test_finite_gangs_drain_with_and_without_loss(policy, loss):
 
 
 def test_policies_that_cannot_place_gangs_refuse_them():
-    for policy in ("probes", "drf-bestfit", "d-psdsf"):
+    for policy in ("probes", "d-psdsf"):
         with pytest.raises(ConfigError, match="cannot place jobs of parts"):
             run(g_and_h(), policy)
 

@@ -261,7 +261,7 @@ class Membership:
                     self._down_order.extend(gone)
                     # users too: one may have accepted a placement from a server now gone
                     servers, users = self.server_ids(), [u.id for u in self.scenario.users]
-                    tell = [COLLECTOR, *POLICIES[self.config.policy].member_down_audience(servers, users, set(gone), GATEWAY)]
+                    tell = [COLLECTOR, *POLICIES[self.config.policy].member_down_audience(servers, users, set(gone), GATEWAY, self.scenario.gangs)]
                     for address in tell:
                         if self.directory.get(address) not in self.down:
                             self.bootstrap.send(address, MemberDown(list(gone)))

@@ -85,16 +85,18 @@ class Policy(ABC):
         return (gradient or cls.default_gradient) if cls.uses_gradient else None
 
     @classmethod
-    def member_down_audience(cls, servers: list[str], users: list[str], gone: set[str], gateway: str = "gateway") -> list[str]:
+    def member_down_audience(cls, servers: list[str], users: list[str], gone: set[str], gateway: str = "gateway", gangs: bool = False) -> list[str]:
         """Who must hear that the members ``gone`` went down (MemberDown), so that the run
         goes on without them: the gateway re-homes their users; every user, as one may
         have accepted a placement from a server now gone, or have a job that only servers
         gone could run (model/fleet.py); the central scheduler of a centralized policy;
         the servers of a policy whose fixed neighbours may be among the dead
-        (:attr:`servers_track_members`); and, when users went down, every server (any
-        may hold a task of theirs, a proposal to them, or owe them a TaskFinished)."""
+        (:attr:`servers_track_members`); and, when users went down, or in a run with jobs
+        of parts (``gangs``: a server may hold a reservation for an instance whose
+        coordinator is gone, policies/gang_desk.py), every server (any may hold a task of
+        theirs, a proposal to them, or owe them a TaskFinished)."""
         audience = [gateway, *(u for u in users if u not in gone)]
-        if gone.intersection(users):
+        if gone.intersection(users) or (gangs and cls.distributed):
             audience += [s for s in servers if s not in gone]
         elif not cls.distributed:
             audience.append(servers[0])  # the central scheduler

@@ -496,7 +496,7 @@ class CentralizedDRFBestFit(_Centralized):
     name = "drf-bestfit"
     description = "as drf, best-fit server by the DRFH heuristic (thesis 2.1.4)"
     select = staticmethod(select_drf_best_fit)
-    gangs = False  # best fit is of one task: an instance's parts have no one best server
+    gangs = True  # a task goes to its best-fit server; an instance of a job of parts goes where first fit puts it (model/gangs.py), whole
 
 
 class CentralizedUDRF(_Centralized):
