@@ -71,7 +71,7 @@ from dgdrf.model.resources import natural_key
 from dgdrf.model.workload import TaskTraits
 from dgdrf.nodes.protocol import TaskRequest
 from dgdrf.overlay.sampling import PeerSampling
-from dgdrf.policies.local import HOP_TRIES, Proposed, TaskDesk
+from dgdrf.policies.local import HopRelay, Proposed, TaskDesk
 from dgdrf.policies.messages import (
     GangCommit,
     GangDone,
@@ -108,6 +108,14 @@ FINDING, RESERVING, PROPOSED, COMMITTED = "finding", "reserving", "proposed", "c
 
 #: a try as a server knows it: (coordinator, user, first task id, try number)
 TryKey = tuple[str, str, int, int]
+
+
+def _hop_key(hop: GangHop) -> tuple[str, int, int]:
+    return (hop.coordinator, hop.attempt, hop.ttl)
+
+
+def _next_hop(msg: GangHop) -> GangHop:
+    return dataclasses.replace(msg, ttl=msg.ttl - 1)
 
 
 @dataclass
@@ -168,8 +176,8 @@ class GangDesk(Role):
         #: coordinator: the last instruction of a try to a server (reserve, commit or
         #: release), sent until answered, by (server, user, task id, try)
         self._outbox: dict[tuple[str, str, int, int], Message] = {}
-        #: walk hops sent and not yet acknowledged -> tries; hops handled here
-        self._hops: dict[tuple[str, int, int], int] = {}
+        #: walk hops sent, until acknowledged; hops handled here
+        self._relay = HopRelay(self, sampler, self.retry, _hop_key, "gang_walk")
         self._seen: dict[tuple[str, int, int], None] = {}
         #: as a server of others' tries: tasks noted (found room for), tasks reserved, and
         #: tries over (given back or committed: a late GangReserve reserves nothing)
@@ -434,33 +442,10 @@ class GangDesk(Role):
     # -- the walk ----------------------------------------------------------------------
     def _walk(self, msg: GangHop, peer: str | None = None) -> bool:
         """Pass the tasks still without a server on to a random peer (or ``peer``)."""
-        if peer is None:
-            peer = self.sampler.random_peer() if self.sampler is not None else None
-        if peer is None or msg.ttl <= 0:
-            return False
-        hop = dataclasses.replace(msg, ttl=msg.ttl - 1)
-        self._hops[(hop.coordinator, hop.attempt, hop.ttl)] = 1
-        self.actor.send(peer, hop)
-        self.actor.after(self.retry, self._rehop, hop)
-        return True
-
-    def _rehop(self, hop: GangHop) -> None:
-        key = (hop.coordinator, hop.attempt, hop.ttl)
-        tries = self._hops.get(key)
-        if tries is None:
-            return  # acknowledged
-        peer = self.sampler.random_peer() if self.sampler is not None else None
-        if tries >= HOP_TRIES or peer is None:
-            del self._hops[key]
-            self.actor.report("walk_lost", user=hop.user, task_id=hop.task_id)
-            return
-        self._hops[key] = tries + 1
-        self.actor.report("retransmitted", step="gang_walk")
-        self.actor.send(peer, hop)
-        self.actor.after(self.retry, self._rehop, hop)
+        return self._relay.forward(msg, _next_hop, peer)
 
     def on_GangHopAck(self, src: str, msg: GangHopAck) -> None:
-        self._hops.pop((msg.coordinator, msg.attempt, msg.ttl), None)
+        self._relay.acked((msg.coordinator, msg.attempt, msg.ttl))
 
     # -- a server of others' instances -------------------------------------------------
     def on_GangHop(self, src: str, msg: GangHop) -> None:

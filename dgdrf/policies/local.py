@@ -226,6 +226,67 @@ _WATCHES = 256
 WATCH_S = 60.0
 
 
+class HopRelay:
+    """The hops of random walks one node sends, each sent until the node it reached
+    acknowledges it: again every ``retry`` seconds, each time to another random peer, up
+    to :data:`HOP_TRIES` times, after which the walk is reported lost (its home takes the
+    task for failed when it is overdue). ``key(hop)`` names a hop, as its acknowledgement
+    does; ``step`` names the retransmissions in the run's events. Task walks
+    (:class:`TaskDesk`) and an instance's walks (policies/gang_desk.py) share it."""
+
+    def __init__(self, owner: Role, sampler: PeerSampling | None, retry: float, key: Callable[[Any], tuple[str, int, int]], step: str) -> None:
+        self.owner = owner
+        self.sampler = sampler
+        self.retry = retry
+        self.key = key
+        self.step = step
+        self._tries: dict[tuple[str, int, int], int] = {}  # hops sent, not yet acknowledged -> tries
+
+    def forward(self, msg: Any, onward: Callable[[Any], Any], peer: str | None = None) -> bool:
+        """Pass ``msg`` on as ``onward(msg)`` (its next hop, one less to go) to ``peer``
+        (None: a random one); False if there is none, or ``msg`` has no hop left. The
+        random peer is drawn first, as the walks always drew it: a run's random stream
+        stays what it was."""
+        if peer is None:
+            peer = self.sampler.random_peer() if self.sampler is not None else None
+        if peer is None or msg.ttl <= 0:
+            return False
+        hop = onward(msg)
+        self._tries[self.key(hop)] = 1
+        actor = self.owner.actor
+        actor.send(peer, hop)
+        actor.after(self.retry, self._again, hop)
+        return True
+
+    def _again(self, hop: Any) -> None:
+        key = self.key(hop)
+        tries = self._tries.get(key)
+        if tries is None:
+            return  # acknowledged
+        actor = self.owner.actor
+        peer = self.sampler.random_peer() if self.sampler is not None else None
+        if tries >= HOP_TRIES or peer is None:
+            del self._tries[key]
+            actor.report("walk_lost", user=hop.user, task_id=hop.task_id)
+            return
+        self._tries[key] = tries + 1
+        actor.report("retransmitted", step=self.step)
+        actor.send(peer, hop)
+        actor.after(self.retry, self._again, hop)
+
+    def acked(self, key: tuple[str, int, int]) -> None:
+        """The hop named ``key`` arrived."""
+        self._tries.pop(key, None)
+
+
+def _walk_key(hop: WalkTask) -> tuple[str, int, int]:
+    return (hop.home, hop.walk, hop.ttl)
+
+
+def _next_walk_hop(msg: WalkTask) -> WalkTask:
+    return WalkTask(msg.user, msg.task_id, msg.demand, msg.dominant_share, msg.home, msg.ttl - 1, msg.walk, msg.weight, msg.duration, msg.eligible, msg.requires)
+
+
 class TaskDesk(Role):
     """Proposals with reserved capacity, and the random walk of tasks that do not fit.
 
@@ -255,7 +316,7 @@ class TaskDesk(Role):
         #: proposals out (``open``) and each user's last started here (``taken``)
         self.proposals: ProposalHandshake[Proposed] = ProposalHandshake(self, self._expired, retry, proposal_timeout)
         self._walks = 0  # walks started here (they are numbered per home)
-        self._hops: dict[tuple[str, int, int], int] = {}  # (home, walk, ttl) sent, not yet acknowledged -> tries
+        self._relay = HopRelay(self, sampler, retry, _walk_key, "walk")  # hops sent, until acknowledged
         self._seen: dict[tuple[str, int, int], None] = {}  # (home, walk, ttl) handled here (bounded, oldest first)
         #: (user, task, outcome): "accepted", "declined", "expired" or "gone" (its user went down)
         self.on_resolved: Callable[[str, int, str], None] | None = None
@@ -304,33 +365,10 @@ class TaskDesk(Role):
 
     def _walk(self, msg: WalkTask, peer: str | None = None) -> bool:
         """Pass the task on to a random peer (thesis 4.3), or to ``peer``, one hop less to go."""
-        if peer is None:
-            peer = self.sampler.random_peer() if self.sampler is not None else None
-        if peer is None or msg.ttl <= 0:
-            return False
-        hop = WalkTask(msg.user, msg.task_id, msg.demand, msg.dominant_share, msg.home, msg.ttl - 1, msg.walk, msg.weight, msg.duration, msg.eligible, msg.requires)
-        self._hops[(hop.home, hop.walk, hop.ttl)] = 1
-        self.actor.send(peer, hop)
-        self.actor.after(self.retry, self._rehop, hop)
-        return True
-
-    def _rehop(self, hop: WalkTask) -> None:
-        key = (hop.home, hop.walk, hop.ttl)
-        tries = self._hops.get(key)
-        if tries is None:
-            return  # acknowledged
-        peer = self.sampler.random_peer() if self.sampler is not None else None
-        if tries >= HOP_TRIES or peer is None:
-            del self._hops[key]
-            self.actor.report("walk_lost", user=hop.user, task_id=hop.task_id)
-            return
-        self._hops[key] = tries + 1
-        self.actor.report("retransmitted", step="walk")
-        self.actor.send(peer, hop)
-        self.actor.after(self.retry, self._rehop, hop)
+        return self._relay.forward(msg, _next_walk_hop, peer)
 
     def on_WalkAck(self, src: str, msg: WalkAck) -> None:
-        self._hops.pop((msg.home, msg.walk, msg.ttl), None)
+        self._relay.acked((msg.home, msg.walk, msg.ttl))
 
     def on_WalkTask(self, src: str, msg: WalkTask) -> None:
         key = (msg.home, msg.walk, msg.ttl)
