@@ -306,6 +306,8 @@ TABLE: tuple[Artefact, ...] = (
              note="wall times of this machine: they vary with its load"),
     Artefact((f"{R}/gang-reservations.md",), "machine", ("python bench/gang_reservations.py > bench/results/gang-reservations.md",), "~30 min on two cores (14 runs of an hour of jobs on 100 servers)",
              note="virtual time: every column but the wall times is the same on a rerun"),
+    Artefact((f"{R}/gang-stress.txt",), "machine", ("python bench/gang_stress.py > bench/results/gang-stress.txt",), "~1 min (3,000 small runs)",
+             note="virtual time: every line but the wall times is the same on a rerun"),
     Artefact((f"{R}/gang-reservations-crash.md",), "machine", ("python bench/gang_reservations.py --policies drf,dgdrf --loss 0 --crash s7@1800 > bench/results/gang-reservations-crash.md",), "~5 min (2 runs)",
              note="virtual time: every column but the wall times is the same on a rerun"),
     Artefact((f"{R}/finite-churn-8x4.txt",), "machine", ("python bench/finite_churn.py > bench/results/finite-churn-8x4.txt",), "~1 min (16 runs, 60 s of wall recorded)",

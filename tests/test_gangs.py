@@ -59,11 +59,9 @@ import pytest  # noqa: E402
 from dgdrf.config import RunConfig  # noqa: E402
 from dgdrf.emulation import Control, build, run_emulation  # noqa: E402
 from dgdrf.world import crash  # noqa: E402
+from dgdrf.bench.gangs import left_behind, random_gang_scenario  # noqa: E402
 from dgdrf.nodes.server import Server  # noqa: E402
-from dgdrf.nodes.user import User  # noqa: E402
-from dgdrf.policies.gang_desk import GangDesk  # noqa: E402
-from dgdrf.policies.local import TaskDesk  # noqa: E402
-from dgdrf.errors import ConfigError, ScenarioError  # noqa: E402
+from dgdrf.errors import ConfigError  # noqa: E402
 from dgdrf.model.scenario import build_scenario  # noqa: E402
 from test_cli import assert_one_line_error, cli  # noqa: E402
 
@@ -294,7 +292,7 @@ def test_an_instance_that_loses_a_part_with_its_server_runs_again_whole(policy):
     assert r.stop_reason == "drained" and r.invariant_violations == [], r.invariant_violations[:3]
     assert r.instances == {"g": {"pair": 3}} and r.tasks == {"g": 0}
     assert r.events["servers_down"] == 1 and r.events["aborted"] >= 1 and r.events["task_lost"] >= 2
-    assert nothing_left_behind(world) == []
+    assert left_behind(world) == []
 
 
 def test_churn_takes_jobs_of_parts():
@@ -374,33 +372,6 @@ def test_udrf_online_places_the_instances_of_fig5(caps, jobs):
     assert {u: sum((r.instances or {}).get(u, {}).values()) for u in users} == want
 
 
-def nothing_left_behind(world) -> list[str]:
-    """What a drained run's servers still hold: reservations, running tasks, and a
-    distributed policy's tries not committed, room noted and tasks held for others'
-    tries. (A commit sent again at the very end, its answer not yet in, holds nothing;
-    a proposal the user declined, its Decline lost, expires by itself; a task its user is
-    aborting stops when the AbortTask arrives.)"""
-    left = []
-    aborting = {(actor.address, server, t) for actor in world.transport.actors.values() if isinstance(actor, User) for server, ids in actor._aborting.items() for t in ids}
-    for actor in world.transport.actors.values():
-        if not isinstance(actor, Server):
-            continue
-        running = {key for key in actor.running if (key[0], actor.address, key[1]) not in aborting}  # an abort on its way: stopped at once
-        proposed = {key for role in actor.roles if isinstance(role, TaskDesk) for key in role.proposals.open}  # each expires by itself
-        if set(actor.reserved) - proposed:
-            left.append(f"{actor.address} reserves {sorted(set(actor.reserved) - proposed)}")
-        if running:
-            left.append(f"{actor.address} runs {sorted(running)}")
-        for role in actor.roles:
-            if isinstance(role, GangDesk):
-                up = world.transport.actors  # a coordinator that crashed, the run over before anyone knew: given back when they would have
-                tries = [key for key, plan in role.plans.items() if plan.phase != "committed"]
-                notes, holds = [k for k in role.noted if k[0] in up], [k for k in role.holds if k[0] in up]
-                if tries or notes or holds:
-                    left.append(f"{actor.address}: tries {tries}, notes {notes}, holds {holds}")
-    return left
-
-
 @settings(max_examples=40, deadline=None)
 @given(
     st.sampled_from(GANG_POLICIES),
@@ -414,19 +385,8 @@ def test_random_finite_gangs_drain_whole(policy, jobs, faults, seed):
     with message loss and duplication: every run drains, every instance ran whole, the
     collector finds no part missing, nothing placed twice, no server over capacity, and
     no server holds a reservation or a try's bookkeeping at the end."""
-    servers = [{"id": f"s{k}", "capacity": [4, 4], "attributes": {"class": f"c{k % 2}"}} for k in range(3)]
-    docs = []
-    for i, parts in enumerate(jobs):
-        doc_parts = []
-        for cls, cpu, mem, count in parts:
-            part = {"demand": [cpu, mem], "count": count}
-            if cls < 2:
-                part["requires"] = {"class": f"c{cls}"}
-            doc_parts.append(part)
-        docs.append({"id": f"u{i}", "jobs": [{"id": "job", "tasks": 1 + i % 3, "duration": 1 + i % 2, "arrival": 0.5 * i, "parts": doc_parts}]})
-    try:
-        scenario = build_scenario(["cpu", "mem"], servers, docs)
-    except ScenarioError:  # an instance that fits no set of servers at once: the scenario refuses it (tested above)
+    scenario = random_gang_scenario(jobs, servers=3, durations=2)
+    if scenario is None:  # an instance that fits no set of servers at once: the scenario refuses it (tested above)
         event("refused")
         return
     event("ran")
@@ -435,7 +395,7 @@ def test_random_finite_gangs_drain_whole(policy, jobs, faults, seed):
     r = world.run()
     assert r.stop_reason == "drained" and r.invariant_violations == [], (r.stop_reason, r.invariant_violations[:3])
     assert r.instances == {f"u{i}": {"job": 1 + i % 3} for i in range(len(jobs))}
-    assert nothing_left_behind(world) == []
+    assert left_behind(world) == []
 
 
 @settings(max_examples=30, deadline=None)
@@ -454,14 +414,8 @@ def test_random_gangs_survive_a_server_crash(policy, jobs, faults, victim, after
     servers left ran whole, and a job that no longer fits is given up; an instance that
     lost a task with the server ran again whole; the collector finds no part missing,
     nothing placed twice, and no server holds anything at the end."""
-    servers = [{"id": f"s{k}", "capacity": [4, 4], "attributes": {"class": f"c{k % 2}"}} for k in range(6)]
-    docs = []
-    for i, parts in enumerate(jobs):
-        doc_parts = [{"demand": [cpu, mem], "count": count, **({"requires": {"class": f"c{cls}"}} if cls < 2 else {})} for cls, cpu, mem, count in parts]
-        docs.append({"id": f"u{i}", "jobs": [{"id": "job", "tasks": 1 + i % 3, "duration": 1 + i % 3, "arrival": 0.5 * i, "parts": doc_parts}]})
-    try:
-        scenario = build_scenario(["cpu", "mem"], servers, docs)
-    except ScenarioError:
+    scenario = random_gang_scenario(jobs, servers=6, durations=3)
+    if scenario is None:
         return
     loss, duplicate = faults
     world = build(scenario, RunConfig(policy=policy, loss=loss, duplicate=duplicate, seed=seed))
@@ -469,7 +423,7 @@ def test_random_gangs_survive_a_server_crash(policy, jobs, faults, victim, after
     given_up = {j["user"] for j in r.unrunnable_jobs or []}
     assert r.stop_reason == "drained" and r.invariant_violations == [], (r.stop_reason, r.invariant_violations[:3])
     assert {u: n for u, n in (r.instances or {}).items() if u not in given_up} == {f"u{i}": {"job": 1 + i % 3} for i in range(len(jobs)) if f"u{i}" not in given_up}
-    assert nothing_left_behind(world) == []
+    assert left_behind(world) == []
 
 
 class AtAllocation(Control):
