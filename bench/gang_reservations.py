@@ -4,8 +4,9 @@ centralized DRF and every distributed policy that places gangs, with and without
 message loss (seed 1).
 
 Per run: how it ended, the collector's invariant violations, the gang instances placed,
-the reservation protocol's messages per instance (policies/gang_desk.py: every message
-type whose name starts with ``Gang``; the centralized scheduler needs none), the
+the messages gangs cost per instance (policies/gang_desk.py's reservation protocol, every
+message type whose name starts with ``Gang``, which the centralized scheduler needs
+none of; and the users' AllStarted, from which the tasks' durations count), the
 reservations made, given back whole and given back in part, the resource-seconds those
 given back held and that as a share of the cluster's capacity over the makespan (the
 utilisation held for nothing), the gangs' mean job completion time against the other
@@ -32,6 +33,11 @@ SCENARIO = Path(__file__).resolve().parent.parent / "configs" / "google-gangs-10
 POLICIES = ("drf", "ddrf-random", "ddrf-gradient", "dgdrf", "pdgdrf", "dg-tsf", "pdg-tsf")
 
 
+def gang_type(name: str) -> bool:
+    """Whether a message type is one that gangs cost (and plain tasks do not)."""
+    return name.startswith("Gang") or name == "AllStarted"
+
+
 def one(policy: str, loss: float, crash: tuple[str, float] | None = None) -> dict[str, Any]:
     """One run, measured; ``crash``: a server that crashes at a time (seconds)."""
     scenario = dgdrf.load_scenario(SCENARIO)
@@ -43,7 +49,7 @@ def one(policy: str, loss: float, crash: tuple[str, float] | None = None) -> dic
     wall = time.perf_counter() - t0
     print(f"{policy} loss {loss:g}: {r.stop_reason}, {wall:.0f} s", file=sys.stderr, flush=True)
     by_type = r.messages["by_type"]
-    gang_messages = sum(v for k, v in by_type.items() if k.startswith("Gang"))
+    gang_messages = sum(v for k, v in by_type.items() if gang_type(k))
     instances = sum(sum(v.values()) for v in (r.instances or {}).values())
     held = (r.reservations or {}).get("held_resource_seconds", {})
     makespan = r.makespan or 0.0
@@ -53,7 +59,7 @@ def one(policy: str, loss: float, crash: tuple[str, float] | None = None) -> dic
             jct[(job["user"], job["job"]) in gang_jobs].append(job["jct"])
     return {
         "policy": policy, "loss": loss, "stop": r.stop_reason, "violations": len(r.invariant_violations), "instances": instances,
-        "gang_messages": gang_messages, "by_type": {k: v for k, v in by_type.items() if k.startswith("Gang")},
+        "gang_messages": gang_messages, "by_type": {k: v for k, v in by_type.items() if gang_type(k)},
         "reservations": r.reservations, "held_share": [held.get(name, 0.0) / (c * makespan) if c * makespan > 0 else 0.0 for name, c in zip(scenario.resources, capacity, strict=True)],
         "makespan": makespan, "jct_gangs": sum(jct[True]) / len(jct[True]) if jct[True] else None, "jct_others": sum(jct[False]) / len(jct[False]) if jct[False] else None,
         "wall": wall, "lost": r.events.get("task_lost", 0), "aborted": r.events.get("aborted", 0),
@@ -79,7 +85,7 @@ def main() -> None:
     print(f"`python bench/gang_reservations.py --policies {args.policies} --loss {args.loss}{flags}`; 68 jobs of 2-54 tasks run as gangs.")
     if crash:
         print(f"Server {crash[0]} crashes at {crash[1]:g} s: lost, the tasks its users reported lost (every task of an instance that lost one); aborted, those stopped on the servers left.")
-    print("Messages: of the reservation protocol (types Gang*), per instance placed. Held: resource-seconds that reservations given back held,")
+    print("Messages: of the reservation protocol (types Gang*) and the users' AllStarted, per instance placed. Held: resource-seconds that reservations given back held,")
     print("as a share of the cluster's capacity over the makespan (CPU, memory). JCT: mean job completion time, gangs / other jobs.\n")
     print("| policy | loss | stop | violations | instances | messages / instance | made | given back | in part | held (CPU, mem) | makespan (s) | JCT gangs / others (s) | lost | aborted | wall (s) |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -92,7 +98,7 @@ def main() -> None:
             f"| {row['policy']} | {row['loss']:g} | {row['stop']} | {row['violations']} | {row['instances']} | {per:.1f} | {res.get('made', 0)} | {res.get('given_back', 0)} | "
             f"{res.get('partial', 0)} | {held} | {row['makespan']:.0f} | {jct} | {row['lost']} | {row['aborted']} | {row['wall']:.0f} |"
         )
-    print("\nMessages of the protocol by type, summed over the runs of each policy:\n")
+    print("\nMessages of gangs by type, in each run:\n")
     for row in rows:
         if row["by_type"]:
             print(f"- {row['policy']}, loss {row['loss']:g}: " + ", ".join(f"{k} {v}" for k, v in sorted(row["by_type"].items())))

@@ -21,13 +21,29 @@ def test_parts_go_to_the_servers_their_constraints_admit():
     assert pack(TWO, TWO, [0, 1], [PartSlots(np.array([1.0, 1.0]), 3, A | B)]) == [0, 0, 1]  # a gang of 3 identical tasks
 
 
-def test_first_fit_can_miss_a_packing():
-    """Rooms 3 and 2; parts 2 then 3: first fit puts the 2 on the 3 and the 3 fits nowhere,
-    though 2 on the second server and 3 on the first would do."""
+def test_first_fit_tries_the_largest_part_first_when_the_jobs_order_fails():
+    """Rooms 3 and 2; parts 2 then 3: first fit in the job's order puts the 2 on the 3 and
+    the 3 fits nowhere; the second order (largest first) finds 3 on the first server and
+    2 on the second, returned in the job's part order."""
     free = np.array([[3.0], [2.0]])
     both = np.array([True, True])
-    assert pack(free, free, [0, 1], [PartSlots(np.array([2.0]), 1, both), PartSlots(np.array([3.0]), 1, both)]) is None
+    assert pack(free, free, [0, 1], [PartSlots(np.array([2.0]), 1, both), PartSlots(np.array([3.0]), 1, both)]) == [1, 0]
     assert pack(free, free, [0, 1], [PartSlots(np.array([3.0]), 1, both), PartSlots(np.array([2.0]), 1, both)]) == [0, 1]
+
+
+def test_the_most_constrained_part_goes_first_when_the_jobs_order_fails():
+    """A part that runs anywhere, placed first, takes the one server another part needs."""
+    free = np.array([[4.0], [4.0]])
+    assert pack(free, free, [0, 1], [PartSlots(np.array([4.0]), 1, np.array([True, True])), PartSlots(np.array([4.0]), 1, np.array([True, False]))]) == [1, 0]
+
+
+def test_first_fit_can_still_miss_a_packing():
+    """Two rooms of 7, four tasks of 2 and two of 3: 3 + 2 + 2 on each would do, but first
+    fit in either order fills one room with 2 + 2 + 2 (or 3 + 3) and strands a task."""
+    free = np.array([[7.0], [7.0]])
+    both = np.array([True, True])
+    assert pack(free, free, [0, 1], [PartSlots(np.array([2.0]), 4, both), PartSlots(np.array([3.0]), 2, both)]) is None
+    assert pack(free, free, [0, 1], [PartSlots(np.array([3.0]), 2, both), PartSlots(np.array([2.0]), 4, both)]) is None
 
 
 @settings(max_examples=200, deadline=None)

@@ -10,7 +10,7 @@ from dgdrf.errors import ScenarioError
 from dgdrf.model.scenario import Scenario, build_scenario
 from dgdrf.nodes.server import Server
 from dgdrf.nodes.user import User
-from dgdrf.policies.gang_desk import COMMITTED, GangDesk
+from dgdrf.policies.gang_desk import COMMITTED, HOLD_LEASE_S, GangDesk
 from dgdrf.policies.local import TaskDesk
 
 #: one part as drawn: (class, cpu, memory, count); class 0 or 1 requires that class, 2 runs anywhere
@@ -33,13 +33,23 @@ def random_gang_scenario(jobs: Sequence[Sequence[PartDraw]], servers: int, durat
         return None
 
 
-def left_behind(world: Any) -> list[str]:
-    """What a drained run's servers still hold: reservations, running tasks, and a
+def left_behind(world: Any, settle: float = HOLD_LEASE_S + 10.0) -> list[str]:
+    """What a drained run's servers hold for good: reservations, running tasks, and a
     distributed policy's tries not committed, room noted and tasks held for others'
-    tries. (A commit sent again at the very end, its answer not yet in, holds nothing;
+    tries. Judged at the run's end and, if something is held then, again after its
+    members went on for ``settle`` more virtual seconds (a lease and some): a try still
+    looking when the run drained, for a job its user gave up, ends by itself. (A commit sent again at the very end, its answer not yet in, holds nothing;
     a proposal the user declined, its Decline lost, expires by itself; a task its user is
     aborting stops when the AbortTask arrives; a coordinator that crashed, the run over
     before anyone knew, has its holds given back when that is known.)"""
+    left = _held(world)
+    if left and settle > 0:
+        world.clock.run(until=world.clock.now() + settle)
+        left = _held(world)
+    return left
+
+
+def _held(world: Any) -> list[str]:
     actors = world.transport.actors
     left = []
     aborting = {(a.address, server, t) for a in actors.values() if isinstance(a, User) for server, ids in a._aborting.items() for t in ids}

@@ -6,7 +6,8 @@ Where an instance goes is decided here, in one place, for the scenario's check (
 instance fit the empty cluster?), the central scheduler's ledger and the Collector's:
 first fit, task by task, parts in the job's order and servers in the given order (natural
 id order: "first fit" as the thesis's 4.1 has it), each task against the room the tasks
-before it left. First fit is a heuristic: deciding whether a set of vectors packs onto
+before it left, and if that fails, with the most constrained part first (:func:`pack`).
+First fit is a heuristic: deciding whether a set of vectors packs onto
 servers is vector bin packing, and first fit can miss a packing that exists (an instance
 it refuses may fit another way). Every part must go where its own constraint admits it.
 """
@@ -40,22 +41,41 @@ def pack(free: np.ndarray, capacity: np.ndarray, order: Sequence[int] | np.ndarr
     """One server index per task of the instance (parts in order, each part's ``count``
     tasks in a row), by first fit over ``order`` against ``free`` (servers x resources)
     with the fit tolerance of a single task (model/resources.py); None when some task
-    finds no server. ``free`` is not changed."""
+    finds no server. ``free`` is not changed.
+
+    The parts are placed in the job's order; if some task then finds no server, again
+    with the most constrained part first (fewest servers admitted, then the largest
+    demand over the capacity), as a part that may go anywhere can leave the few servers
+    another part needs (first fit in one order misses packings that another finds)."""
     room = np.array(free, dtype=np.float64, copy=True)
     slack = FIT_TOLERANCE * np.maximum(np.asarray(capacity, dtype=np.float64), 1.0)
     order = np.asarray(order, dtype=np.int64)
-    slots: list[int] = []
-    for part in parts:
+    slots = _first_fit(room, slack, order, parts, range(len(parts)))
+    if slots is None and len(parts) > 1:
+        scale = np.maximum(np.max(np.asarray(capacity, dtype=np.float64), axis=0), 1e-300) if len(capacity) else None
+        tight = sorted(range(len(parts)), key=lambda i: (int(np.count_nonzero(np.asarray(parts[i].admits, dtype=bool)[order])), -float(np.max(np.asarray(parts[i].demand) / scale)) if scale is not None else 0.0))
+        if tight != list(range(len(parts))):
+            slots = _first_fit(np.array(free, dtype=np.float64, copy=True), slack, order, parts, tight)
+    return slots
+
+
+def _first_fit(room: np.ndarray, slack: np.ndarray, order: np.ndarray, parts: Sequence[PartSlots], sequence: Sequence[int]) -> list[int] | None:
+    """First fit of the parts in ``sequence``'s order, ``room`` taken as it goes; the
+    servers returned one a task in the parts' own order."""
+    at: dict[int, list[int]] = {}
+    for i in sequence:
+        part = parts[i]
         demand = np.asarray(part.demand, dtype=np.float64)
         candidates = order[np.asarray(part.admits, dtype=bool)[order]] if len(order) else order
+        servers = at.setdefault(i, [])
         for _ in range(part.count):
             fits = np.all(demand <= room[candidates] + slack[candidates], axis=1) if len(candidates) else np.zeros(0, dtype=bool)
             if not fits.any():
                 return None
             server = int(candidates[int(np.argmax(fits))])
             room[server] -= demand
-            slots.append(server)
-    return slots
+            servers.append(server)
+    return [server for i in range(len(parts)) for server in at[i]]
 
 
 def packs_on(parts: Sequence[Part], servers: Sequence[tuple[str, Sequence[float], Mapping[str, Scalar]]]) -> bool:

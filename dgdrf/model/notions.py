@@ -276,7 +276,15 @@ class PerServerDominantShare(FairnessNotion):
         return ledger.tasks * self._per_task_sums(ledger) / ledger.weight
 
     def scores(self, ledger: AllocationLedger, server: int) -> np.ndarray:
-        return ledger.tasks * self._per_task(ledger.demand, ledger.capacity[server]) / ledger.weight
+        return self._score(ledger, ledger.capacity[server])
+
+    @classmethod
+    def _score(cls, ledger: AllocationLedger, capacity: np.ndarray) -> np.ndarray:
+        """x_n max_r d_nr / (φ_n c_r) on one server's ``capacity`` (infinite where it
+        lacks a resource the task needs; 0 for a user with no task, x_n = 0)."""
+        per = cls._per_task(ledger.demand, capacity)
+        with np.errstate(invalid="ignore"):
+            return np.where(ledger.tasks > 0, ledger.tasks * per, 0.0) / ledger.weight
 
 
 class ResidualPerServerDominantShare(PerServerDominantShare):
@@ -288,8 +296,7 @@ class ResidualPerServerDominantShare(PerServerDominantShare):
     reference = "rpsdsf"
 
     def scores(self, ledger: AllocationLedger, server: int) -> np.ndarray:
-        residual = np.maximum(ledger.capacity[server] - ledger.used[server], 0.0)
-        return ledger.tasks * self._per_task(ledger.demand, residual) / ledger.weight
+        return self._score(ledger, np.maximum(ledger.capacity[server] - ledger.used[server], 0.0))
 
 
 class ShareLevel(FairnessNotion):

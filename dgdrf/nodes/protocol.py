@@ -160,7 +160,9 @@ class Decline(Message):
 @message(7, senders=(SERVER,), cost="allocation")
 class Allocate(Message):
     """Scheduler -> resource node: start this task of ``user`` on you (for ``duration``
-    seconds, 0: until the run ends; ``gain``: the weighted share it gives its user)."""
+    seconds, 0: until the run ends; ``gain``: the weighted share it gives its user;
+    ``together``: a task of an instance of several, whose duration counts from its
+    user's AllStarted)."""
 
     user: str
     task_id: int
@@ -168,6 +170,7 @@ class Allocate(Message):
     dominant_share: float
     duration: float = 0.0
     gain: float = 0.0
+    together: bool = False
 
 
 @message(8, senders=(SERVER,), cost="allocation")
@@ -283,6 +286,16 @@ class AbortTask(Message):
 @message(32, senders=(SERVER,), cost="allocation")
 class TaskAborted(Message):
     """Resource node -> user: your AbortTask was carried out."""
+
+    task_ids: list[int]
+
+
+@message(33, senders=(USER,), cost="allocation")
+class AllStarted(Message):
+    """User -> resource node: every task of the instance these tasks belong to runs, so
+    their durations count from now (an instance's tasks start together: none ends
+    before all of them started, as a gang's workers wait at their first barrier). The
+    node sends TaskAllocated again until this comes (model/gangs.py)."""
 
     task_ids: list[int]
 

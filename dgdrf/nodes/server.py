@@ -21,7 +21,11 @@ passes the news to every role it hosts that keeps state of members: a role defin
 A user whose instance of a job of parts lost a task with a server that went down aborts
 the rest of it (AbortTask): a task of it running here stops (its resources freed, the
 scheduler that ordered it told it ended), its reservation is given back, and an order
-for it that comes later starts nothing.
+for it that comes later starts nothing. The tasks of an instance start together: one
+started here holds its resources, but its duration counts only from its user's
+AllStarted, which the user sends once every task of the instance runs (until it comes,
+the server tells the user again that the task runs); a user that went down sends none,
+so its tasks' durations count from when the server hears it.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ import numpy as np
 from dgdrf.model.constraints import Constraint
 from dgdrf.model.resources import FIT_TOLERANCE
 from dgdrf.model.scenario import MAX_INSTANCE_TASKS
-from dgdrf.nodes.protocol import RETRY_S, AbortTask, Allocate, AllocateRejected, MemberDown, MemberUp, TaskAborted, TaskAllocated, TaskFinished, TaskFinishedAck
+from dgdrf.nodes.protocol import RETRY_S, AbortTask, Allocate, AllStarted, AllocateRejected, MemberDown, MemberUp, TaskAborted, TaskAllocated, TaskFinished, TaskFinishedAck
 from dgdrf.nodes.ticking import TickingRole
 from dgdrf.runtime.actor import Actor
 
@@ -88,6 +92,10 @@ class Server(Actor):
         #: the central scheduler that ordered each running task, if one did (an aborted
         #: task's end is told to it, for its ledger)
         self._ordered_by: dict[tuple[str, int], str] = {}
+        #: tasks of instances that run here, their durations not yet counting (their users'
+        #: AllStarted awaited): (user, task) -> (duration, the scheduler that ordered it,
+        #: the dominant share and gain told to the user)
+        self._before_all: dict[tuple[str, int], tuple[float, str | None, float, float]] = {}
 
     def admits(self, constraint: Constraint) -> bool:
         """Whether a task with ``constraint`` may run here (its ids and my attributes)."""
@@ -155,10 +163,11 @@ class Server(Actor):
         self._add(d, -1.0)
         return True
 
-    def start_task(self, user: str, task_id: int, demand: Sequence[float], dominant_share: float, duration: float = 0.0, gain: float = 0.0, scheduler: str | None = None) -> bool:
+    def start_task(self, user: str, task_id: int, demand: Sequence[float], dominant_share: float, duration: float = 0.0, gain: float = 0.0, scheduler: str | None = None, together: bool = False) -> bool:
         """Run a task (from its reservation, or checking the fit now) and tell its user;
         with a ``duration`` it ends after that many seconds (and ``scheduler``, the member
-        that ordered it, if one did, hears so too). A task already running here, or run here and
+        that ordered it, if one did, hears so too); a task of an instance of several
+        (``together``) counts them from its user's AllStarted. A task already running here, or run here and
         ended, is not started again: the order was repeated (its TaskAllocated was lost and
         the user's Accept sent again), so the user is told again (an ended one: its
         TaskFinished, sent until acknowledged, tells the user)."""
@@ -189,9 +198,32 @@ class Server(Actor):
             self._ordered_by[key] = scheduler
         self.report("allocated", user=user, task_id=task_id, demand=list(demand))
         self.send(user, TaskAllocated(task_id, self.address, dominant_share, gain))
-        if duration > 0:
+        if duration > 0 and together and user not in self._gone:
+            self._before_all[key] = (duration, scheduler, dominant_share, gain)
+            self.after(self.retry, self._remind_started, key)
+        elif duration > 0:
             self.after(duration, self._finish, user, task_id, scheduler)
         return True
+
+    def _remind_started(self, key: tuple[str, int]) -> None:
+        """No AllStarted yet for a task of an instance: tell its user again that it runs
+        (the TaskAllocated, or the AllStarted, was lost)."""
+        entry = self._before_all.get(key)
+        if entry is None:
+            return
+        self.report("retransmitted", step="allocated")
+        self.send(key[0], TaskAllocated(key[1], self.address, entry[2], entry[3]))
+        self.after(self.retry, self._remind_started, key)
+
+    def on_AllStarted(self, src: str, msg: AllStarted) -> None:
+        """Every task of ``src``'s instance runs: these tasks' durations count from now."""
+        for task_id in msg.task_ids[:MAX_INSTANCE_TASKS]:
+            self._start_clock((src, task_id))
+
+    def _start_clock(self, key: tuple[str, int]) -> None:
+        entry = self._before_all.pop(key, None)
+        if entry is not None and key in self.running:
+            self.after(entry[0], self._finish, key[0], key[1], entry[1])
 
     def _finish(self, user: str, task_id: int, scheduler: str | None) -> None:
         """The task's duration is over: free its resources and tell who must know."""
@@ -228,6 +260,7 @@ class Server(Actor):
         for task_id in msg.task_ids[:MAX_INSTANCE_TASKS]:
             key = (src, task_id)
             self.aborted.add(key)
+            self._before_all.pop(key, None)
             d = self.running.pop(key, None)
             if d is not None:
                 self._add(d, -1.0)
@@ -266,6 +299,8 @@ class Server(Actor):
         role that keeps state of members hears of it."""
         gone = set(msg.addresses)
         self._gone |= gone
+        for key in [k for k in self._before_all if k[0] in gone]:
+            self._start_clock(key)  # its user went down: no AllStarted will come
         for key in [k for k, waiting in self._unacked.items() if gone.intersection(waiting)]:
             left = [m for m in self._unacked[key] if m not in gone]
             if left:
@@ -287,6 +322,6 @@ class Server(Actor):
 
     def on_Allocate(self, src: str, msg: Allocate) -> None:
         """A central scheduler's order (thesis 4.1)."""
-        if not self.start_task(msg.user, msg.task_id, msg.demand, msg.dominant_share, msg.duration, msg.gain, scheduler=src):
+        if not self.start_task(msg.user, msg.task_id, msg.demand, msg.dominant_share, msg.duration, msg.gain, scheduler=src, together=msg.together):
             self.send(src, AllocateRejected(msg.user, msg.task_id))
 

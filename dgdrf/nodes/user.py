@@ -47,6 +47,7 @@ from dgdrf.model.workload import CLASSIC, Durations, JobSpec, Part, TaskRef, Tas
 from dgdrf.nodes.protocol import (
     RETRY_S,
     AbortTask,
+    AllStarted,
     Accept,
     Decline,
     HomeMoved,
@@ -466,6 +467,9 @@ class User(Actor):
         if self.gang and self.state == ACCEPTED and self.task_id <= msg.task_id < self.task_id + self.size:
             self._part_allocated(msg)
             return
+        if msg.task_id < self.task_id and msg.task_id in self.instance_of:
+            self.send(src, AllStarted([msg.task_id]))  # told again: our AllStarted was lost
+            return
         if msg.task_id != self.task_id or self.state != ACCEPTED:
             if msg.task_id > self.task_id or (msg.task_id == self.task_id and self.state != ACCEPTED):
                 self.report("stray_allocation", task_id=msg.task_id, server=msg.server)
@@ -494,9 +498,17 @@ class User(Actor):
         self._instance_done()
 
     def _instance_done(self) -> None:
-        """Every task of the current instance runs (or ran): go on with the next task."""
+        """Every task of the current instance runs (or ran): their servers hear so (their
+        durations count from now, nodes/server.py), and the next task."""
         if len(self.gang_started) < self.size:
             return
+        entry = self.instances.get(self.task_id)
+        if entry is not None and self.traits.duration > 0:
+            tasks: dict[str, list[int]] = {}
+            for k, server in enumerate(entry[1]):
+                tasks.setdefault(server, []).append(self.task_id + k)
+            for server, task_ids in tasks.items():
+                self.send(server, AllStarted(task_ids))
         self.task_id += self.size
         self.gang_started = set()
         self._next()

@@ -420,11 +420,12 @@ class CentralScheduler(TickingRole):
         if not request.extended:
             self.actor.send(self.ledger.server_ids[placement.server], Allocate(user, task_id, request.demand, self.ledger.share(u)))
             return
+        together = bool(placement.slots)  # an instance's tasks start together (nodes/server.py)
         for tid, server, demand in placement.tasks():  # an instance's every task, in this one handler
             gain = self.ledger.dominant_share(demand) / request.weight
             if request.duration > 0 and first:
                 self.running[(user, tid)] = (server, demand)
-            self.actor.send(self.ledger.server_ids[server], Allocate(user, tid, demand, self.ledger.share(u), request.duration, gain))
+            self.actor.send(self.ledger.server_ids[server], Allocate(user, tid, demand, self.ledger.share(u), request.duration, gain, together))
 
     def on_Decline(self, src: str, msg: Decline) -> None:
         """A declined proposal's reservation is given back. Declined as ``unusable`` (a

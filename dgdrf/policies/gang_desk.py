@@ -372,7 +372,7 @@ class GangDesk(Role):
             tasks = plan.tasks_of(server)
             if server == actor.address:
                 for k in tasks:
-                    actor.start_task(plan.user, plan.task_id + k, plan.demands[k], started, traits.duration, gains[k])
+                    actor.start_task(plan.user, plan.task_id + k, plan.demands[k], started, traits.duration, gains[k], together=True)
             else:
                 msg = GangCommit(plan.user, plan.task_id, plan.attempt, tasks, [plan.demands[k] for k in tasks], started, traits.duration, [gains[k] for k in tasks])
                 self._send_until_answered(server, msg)
@@ -575,7 +575,7 @@ class GangDesk(Role):
         for i, k in enumerate(msg.tasks):
             if i >= len(msg.demands):
                 break
-            if not actor.start_task(msg.user, msg.task_id + k, msg.demands[i], msg.dominant_share, msg.duration, msg.gains[i] if i < len(msg.gains) else 0.0):
+            if not actor.start_task(msg.user, msg.task_id + k, msg.demands[i], msg.dominant_share, msg.duration, msg.gains[i] if i < len(msg.gains) else 0.0, together=True):
                 actor.report("gang_commit_failed", user=msg.user, task_id=msg.task_id + k)
         self.holds.pop(key, None)
         self.noted.pop(key, None)
