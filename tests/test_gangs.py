@@ -79,6 +79,7 @@ from dgdrf.bench.gangs import left_behind, random_gang_scenario  # noqa: E402
 from dgdrf.nodes.server import Server  # noqa: E402
 from dgdrf.errors import ConfigError  # noqa: E402
 from dgdrf.model.scenario import build_scenario  # noqa: E402
+from dgdrf.policies import POLICIES  # noqa: E402
 from test_cli import assert_one_line_error, cli  # noqa: E402
 
 CLASSES = [
@@ -139,7 +140,7 @@ def test_a_gang_of_identical_tasks_starts_together():
 
 
 #: the distributed policies that place instances (policies/gang_desk.py)
-DISTRIBUTED_GANGS = ["ddrf-random", "ddrf-gradient", "dgdrf", "pdgdrf", "dg-tsf", "pdg-tsf"]
+DISTRIBUTED_GANGS = ["probes", "ddrf-random", "ddrf-gradient", "dgdrf", "pdgdrf", "dg-tsf", "pdg-tsf", "d-psdsf"]
 #: the server-offer policies (policies/offers.py): a gang user is offered the server its
 #: instance's first fit starts on
 OFFER_GANGS = ["tsf", "cdrf", "psdsf", "rpsdsf", "cmmf-cpu", "cmmf-mem"]
@@ -166,7 +167,7 @@ def test_task_share_and_slowdown_count_whole_instances():
     assert cdrf.notion_shares == {"g": 0.5, "h": 0.5}
 
 
-@pytest.mark.parametrize("policy", DISTRIBUTED_GANGS)
+@pytest.mark.parametrize("policy", [p for p in DISTRIBUTED_GANGS if p != "d-psdsf"])
 def test_distributed_policies_place_an_instance_whole(policy):
     """The issue's example under every distributed policy that places gangs: g's home
     holds one part and a walk finds s2 for the other; both are reserved, proposed as one
@@ -181,6 +182,21 @@ def test_distributed_policies_place_an_instance_whole(policy):
     gang = {k: v for k, v in r.messages["by_type"].items() if k.startswith("Gang")}
     assert gang == dict.fromkeys(["GangCommit", "GangDone", "GangFound", "GangFoundAck", "GangHop", "GangHopAck", "GangReserve", "GangReserved"], 1)
     assert r.messages["by_type"]["Proposal"] == 2  # g's instance and h's task
+    assert r.reservations == {"made": 1, "given_back": 0, "partial": 0, "held_resource_seconds": {"cpu": 0.0, "mem": 0.0}}
+
+
+def test_d_psdsf_servers_give_an_instance_no_room_they_would_offer_a_lower_user():
+    """The issue's example under d-psdsf: g's home (s2) places g's first instance (its
+    score ties h's at 0, and the tie goes to g), with s1's room for the other part. Its
+    second try's walk finds s1's last room kept: s1 knows h waiting with a lower score
+    (0) whose task fits there, as its own offer would go to h; the walk, seeing no room
+    anywhere, ends (GangRefused) and s1 offers itself to h. As centralized psdsf: g 1, h 1."""
+    r = run(g_and_h(), "d-psdsf")
+    assert r.stop_reason == "saturated" and r.invariant_violations == []
+    assert r.instances == {"g": {"job": 1}} and r.per_server == {"g": {"s1": 1, "s2": 1}, "h": {"s1": 1}}
+    assert r.per_server == run(g_and_h(), "psdsf").per_server
+    by_type = r.messages["by_type"]
+    assert by_type["GangRefused"] == 1 and by_type["GangReserve"] == by_type["GangCommit"] == 1
     assert r.reservations == {"made": 1, "given_back": 0, "partial": 0, "held_resource_seconds": {"cpu": 0.0, "mem": 0.0}}
 
 
@@ -222,10 +238,16 @@ def test_finite_gangs_drain_with_and_without_loss(policy, loss):
     assert r.instances == {"g": {"pair": 6}} and r.tasks == {"g": 0, "h": 0}  # every task ended
 
 
-def test_policies_that_cannot_place_gangs_refuse_them():
-    for policy in ("probes", "d-psdsf"):
-        with pytest.raises(ConfigError, match="cannot place jobs of parts"):
-            run(g_and_h(), policy)
+def test_every_policy_places_gangs():
+    assert sorted(GANG_POLICIES) == sorted(POLICIES)
+
+
+def test_a_policy_that_cannot_place_gangs_refuses_them(monkeypatch):
+    """A policy that does not say it places instances whole (an extension's, say) is
+    refused a scenario with jobs of parts, in one line."""
+    monkeypatch.setattr(POLICIES["probes"], "gangs", False)
+    with pytest.raises(ConfigError, match="cannot place jobs of parts"):
+        run(g_and_h(), "probes")
 
 
 def test_saturated_when_only_a_first_part_would_fit():
@@ -269,7 +291,6 @@ def test_a_job_of_parts_round_trips_and_its_json_has_instances(capsys, tmp_path)
     rc, _, err = cli(capsys, "run", "--scenario", path, "--policy", "drf", "--json", out)
     assert rc == 0, err
     assert json.loads(out.read_text())["instances"] == {"g": {"job": 1}}
-    assert_one_line_error(*cli(capsys, "run", "--scenario", path, "--policy", "probes")[::2], "probes", "cannot place jobs of parts", "drf")
 
 
 class CrashWhereRuns(Control):

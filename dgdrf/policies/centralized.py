@@ -218,6 +218,13 @@ class CentralScheduler(TickingRole):
         self._waiting: tuple[int, float] | None = None  # (user the strict order waits for, since)
         #: tasks of jobs ordered and running, until they end: (user, task) -> (server, demand)
         self.running: dict[tuple[str, int], tuple[int, list[float]]] = {}
+        #: the tasks of instances ordered and running, by (user, task id): their instance's
+        #: first task id and their order
+        self._orders: dict[tuple[str, int], tuple[int, Allocate]] = {}
+        #: tasks of instances that lost a task with a server: ordered again until their
+        #: servers say they ended (:meth:`members_down`)
+        self._lost: set[tuple[str, int]] = set()
+        self.retry = retry
         self._settled = False  # the last tick placed nothing, and nothing changed since
         self._gone: set[str] = set()  # users declared down
 
@@ -253,10 +260,17 @@ class CentralScheduler(TickingRole):
             if gone.intersection(proposal.item.slots or (proposal.item.server,)):  # released before the server retires: nothing fits there after
                 self.proposals.withdraw(user, task_id)
                 self._requeue(user, proposal.item)
+        lost = {(key[0], self._orders[key][0]) for key, (server, _) in self.running.items() if server in gone and key in self._orders}
         for key, (server, demand) in list(self.running.items()):
             if server in gone:  # lost with it: its user runs it again
                 del self.running[key]
+                self._orders.pop(key, None)
+                self._lost.discard(key)
                 self.ledger.release(self.ledger.user_index[key[0]], server, demand)
+        fresh = not self._lost
+        self._lost.update(key for key, (base, _) in self._orders.items() if (key[0], base) in lost)
+        if self._lost and fresh:
+            self._order_lost_again()
         for s in gone:
             self.ledger.retire(s)
 
@@ -314,10 +328,26 @@ class CentralScheduler(TickingRole):
         self.ledger.set_task(self.ledger.user_index[src], None)
         self._settled = False
 
+    def _order_lost_again(self) -> None:
+        """The tasks of instances that lost a task with a server are ordered again, every
+        ``retry`` seconds, until their servers say they ended: their users abort them
+        (nodes/user.py), and a server tells the scheduler that ordered a task it stopped,
+        or whose order came after the abort; but an order that was lost, its user no
+        longer asking for it again, would hold its room in the ledger for good."""
+        assert self.ledger is not None  # orders were made with it
+        self._lost = {key for key in self._lost if key in self.running and key in self._orders}
+        for key in sorted(self._lost):
+            server, order = self.running[key][0], self._orders[key][1]
+            self.actor.send(self.ledger.server_ids[server], order)
+        if self._lost:
+            self.actor.report("retransmitted", step="lost_instance")
+            self.actor.after(self.retry, self._order_lost_again)
+
     def on_TaskFinished(self, src: str, msg: TaskFinished) -> None:
         """A task this scheduler ordered ended: its resources are free in the ledger."""
         self.actor.send(src, TaskFinishedAck(msg.user, msg.task_id))
         done = self.running.pop((msg.user, msg.task_id), None)
+        self._orders.pop((msg.user, msg.task_id), None)
         if done is not None and self.ledger is not None:
             self.ledger.release(self.ledger.user_index[msg.user], done[0], done[1])
             self._settled = False
@@ -423,9 +453,12 @@ class CentralScheduler(TickingRole):
         together = bool(placement.slots)  # an instance's tasks start together (nodes/server.py)
         for tid, server, demand in placement.tasks():  # an instance's every task, in this one handler
             gain = self.ledger.dominant_share(demand) / request.weight
-            if request.duration > 0 and first:
+            order = Allocate(user, tid, demand, self.ledger.share(u), request.duration, gain, together)
+            if (request.duration > 0 or together) and first:  # (an endless instance's tasks end when it is lost)
                 self.running[(user, tid)] = (server, demand)
-            self.actor.send(self.ledger.server_ids[server], Allocate(user, tid, demand, self.ledger.share(u), request.duration, gain, together))
+                if together:
+                    self._orders[(user, tid)] = (task_id, order)
+            self.actor.send(self.ledger.server_ids[server], order)
 
     def on_Decline(self, src: str, msg: Decline) -> None:
         """A declined proposal's reservation is given back. Declined as ``unusable`` (a

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from dgdrf.nodes.protocol import Idle, IdleNoted, TaskQueued, TaskRequest
 from dgdrf.overlay.gradient import GradientBase
 from dgdrf.policies.distributed import DistributedPolicy
+from dgdrf.policies.gang_desk import instance_request_ok
 from dgdrf.policies.local import HomeUsers, TaskDesk, tie_break
 from dgdrf.policies.messages import RoomFreed, ShareReply, ShareRequest
 from dgdrf.policies.neighbours import FixedNeighbours
@@ -97,20 +98,7 @@ class HomeScheduler(TickingRole):
         self.home.submit(msg)
 
     def _instance_ok(self, src: str, msg: TaskRequest) -> bool:
-        """Whether a request for an instance of a job of parts can be placed here: a
-        policy that places instances (policies/gang_desk.py) and parts that make sense."""
-        if self.desk.gangs is None:
-            self.actor.report("bad_message", type="TaskRequest", src=src, reason="parts: this policy does not place jobs of parts")
-            return False
-        try:
-            parts = msg.gang()
-        except ValueError as exc:
-            self.actor.report("bad_message", type="TaskRequest", src=src, reason=f"parts: {exc}"[:300])
-            return False
-        if parts is not None and any(len(p.demand) != len(msg.demand) for p in parts):
-            self.actor.report("bad_message", type="TaskRequest", src=src, reason="a part's demand does not match the resources")
-            return False
-        return True
+        return instance_request_ok(self.actor, self.desk.gangs, src, msg)
 
     def on_Idle(self, src: str, msg: Idle) -> None:
         """A home user with nothing pending leaves the competition (eq. 4.2's minimum)

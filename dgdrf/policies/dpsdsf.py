@@ -25,9 +25,25 @@ task several servers offered themselves for at once runs once; the others' reser
 are given back, and those servers know the task as placed and say so: user_directory.py). A server has one
 offer out at a time. No task walks: a task that fits nowhere now waits until some server
 that knows of it has room.
+
+Jobs of parts (model/gangs.py): an instance cannot go in one server's offer, so its home
+places it, as the homes of ddrf and dgdrf do (policies/gang_desk.py: what fits on the
+home, the rest found by a walk, every task reserved, the whole instance proposed, then
+committed). Reading: the home scores a gang user K_nj on itself with its first part's
+demand (as centralized psdsf scores a gang user on the server its instance's first task
+goes to, model/notions.py), and when that user is the lowest it knows, with or without
+room here, the home's offer is the try at the instance; the user's report says it
+waits for no other server's offer (they would each offer one task of it). A server
+gives room to an instance's tasks (on the home, or where its walk comes) only as its
+offer would: to no user it knows with a lower K_nj whose task waits and fits there
+(:meth:`OfferScheduler.room_for`), so an instance takes no room that the server would
+have offered to another user first. A try that finds no room makes the user stuck,
+tried again after a backoff (policies/ddrf.py).
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
 
 from dgdrf.nodes.protocol import Idle, TaskRequest
 from dgdrf.policies.ddrf import HomeScheduler
@@ -84,10 +100,6 @@ class OfferScheduler(HomeScheduler):
         self._changed()
         self.directory.home_changed()
 
-    def _room_freed(self, user: str, task_id: int) -> None:
-        """A task ended here: room to offer."""
-        self._changed()
-
     def on_tick(self) -> None:
         directory = self.directory
         now, last = self.actor.now(), self._last_tick
@@ -98,29 +110,74 @@ class OfferScheduler(HomeScheduler):
             self._settling += 1
             return  # news since the last tick: let it settle
         self._settling = 0
-        actor, score = self.actor, self.meter.score
         best: tuple | None = None
-        for uid, u in self.home.users.items():
-            r = u.request
-            if r is None or u.idle or u.out or u.started == r.task_id or directory.placed(uid, r.task_id):
-                continue
-            if actor.fits(r.demand) and self.desk.admits(r):
-                key = (score(u.share, r.demand), tie_break(uid))
-                if best is None or key < best[0]:
-                    best = (key, uid, r.task_id, r.demand, u.share, r.traits(), u)
-        for e in directory.waiting():
-            if actor.fits(e.demand) and actor.admits(e.traits.constraint):
-                key = (score(e.share, e.demand), tie_break(e.user))
-                if best is None or key < best[0]:
-                    best = (key, e.user, e.task_id, e.demand, e.share, e.traits, None)
+        for candidate in self._candidates():
+            if best is None or candidate[0] < best[0]:
+                best = candidate
         if best is None:
             self._nothing_at = directory.version
             return
         _, user, task_id, demand, share, traits, home_user = best
+        if home_user is not None and home_user.request is not None and home_user.request.parts:
+            self._try_instance(user, home_user)
+            return
         if self.desk.propose(user, task_id, list(demand), share, traits):
             self._offer = (user, task_id)
             if home_user is not None:
                 home_user.out = True
+
+    def _candidates(self, instances: bool = True) -> Iterator[tuple]:
+        """Whom this server's offer may go to now, each as (its K_nj here and tie-break,
+        user, task id, demand, reported share, traits, its home entry or None): the home
+        users and the users known by gossip whose task waits and fits here, and (with
+        ``instances``) the home's gang users not stuck, wherever their room is."""
+        actor, score, directory = self.actor, self.meter.score, self.directory
+        for uid, u in self.home.users.items():
+            r = u.request
+            if r is None or u.idle or u.out or u.started == r.task_id:
+                continue
+            if r.parts:  # an instance: this home tries it, wherever its room is (no other server offers for it: the directory's reports say it waits for none)
+                if instances and not u.stuck:
+                    yield (score(u.share, r.demand), tie_break(uid)), uid, r.task_id, r.demand, u.share, r.traits(), u
+            elif not directory.placed(uid, r.task_id) and actor.fits(r.demand) and self.desk.admits(r):
+                yield (score(u.share, r.demand), tie_break(uid)), uid, r.task_id, r.demand, u.share, r.traits(), u
+        for e in directory.waiting():
+            if actor.fits(e.demand) and actor.admits(e.traits.constraint):
+                yield (score(e.share, e.demand), tie_break(e.user)), e.user, e.task_id, e.demand, e.share, e.traits, None
+
+    def room_for(self, user: str, demands: Sequence[Sequence[float]]) -> bool:
+        """Whether this server gives room to tasks of ``user``'s instance (policies/
+        gang_desk.py asks, before it notes any here): as its offer would, to no user it
+        knows with a lower K_nj whose task waits and fits here now (the instance's K_nj
+        here: its lowest over the tasks' demands). A user whose share this server has
+        not heard of yet is given room."""
+        u = self.home.users.get(user)
+        known = self.directory.known.get(user)
+        share = u.share if u is not None else known.share if known is not None else None
+        if share is None or not demands:
+            return True
+        mine = (min(self.meter.score(share, d) for d in demands), tie_break(user))
+        return not any(c[0] < mine for c in self._candidates(instances=False) if c[1] != user)
+
+    def _try_instance(self, user: str, u) -> None:
+        """The home's offer goes to its gang user's instance: a try at it (policies/
+        gang_desk.py), out until accepted, declined, failed or overdue; a try that cannot
+        start (no room here, nowhere to walk) makes the user stuck."""
+        req = u.request
+        if not self.desk.ready() or not self._send_out(user, req, u.share):
+            self._stuck(user, u)
+            return
+        u.out = True
+        self.actor.after(self.desk.walk_patience, self._overdue, user, req.task_id)
+
+    def _room_freed(self, user: str, task_id: int) -> None:
+        """A task ended here: room to offer, and the home's gang users stuck for want of
+        room whose first task fits here now try again from the next tick (as ddrf's home
+        takes its stuck users back, policies/ddrf.py)."""
+        self._changed()
+        for u in self.home.users.values():
+            if u.stuck and not u.out and u.request is not None and u.request.parts and self.actor.fits(u.request.demand):
+                self.home.unstick(u)
 
     def _resolved(self, user: str, task_id: int, outcome: str) -> None:
         """The user answered the offer (or never did): a declined or unanswered one means
@@ -131,8 +188,12 @@ class OfferScheduler(HomeScheduler):
         if self._offer == (user, task_id):
             self._offer = None
         self._changed()
+        u = self.home.users.get(user)
+        instance = u is not None and u.request is not None and u.request.task_id == task_id and bool(u.request.parts)
         super()._resolved(user, task_id, outcome)
-        if outcome != "accepted":
+        if instance:
+            self.directory.home_changed()  # no other server offered for it: nothing to take back
+        elif outcome != "accepted":
             self.directory.taken(user, task_id)  # declined or unanswered: placed elsewhere (news)
         elif user in self.home.users:
             self.directory.home_changed()  # a home user's task started here: no longer waiting
@@ -147,6 +208,7 @@ class DPSDSF(DistributedPolicy):
     description = "each server offers itself to the lowest per-server dominant share among the users it knows by gossip (Kesidis et al. eq. 12)"
     notion_name = "psdsf"
     offers = True  # judged as an offer of the server the task went to (nodes/collector.py)
+    gangs = True  # a gang user's home tries its instance whole (module docstring)
     uses_neighbor_count = False  # news goes to random Cyclon peers, whatever P
 
     def _meter(self, server, cyclon, roles: list[Role]) -> ShareMeter | None:
@@ -156,5 +218,7 @@ class DPSDSF(DistributedPolicy):
         roles, cyclon, desk = self.common_roles(server)
         sched = OfferScheduler(desk)
         sched.directory = UserDirectory(sched.home, cyclon)
+        if desk.gangs is not None:
+            desk.gangs.room_for = sched.room_for
         roles += [sched.directory, sched]
         return roles

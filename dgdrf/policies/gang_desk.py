@@ -60,6 +60,7 @@ a user's share counts its whole bundle, as the central ledger does.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -84,7 +85,7 @@ from dgdrf.policies.messages import (
     GangReserve,
     GangReserved,
 )
-from dgdrf.runtime.actor import Role
+from dgdrf.runtime.actor import Actor, Role
 from dgdrf.runtime.messages import Message
 
 if TYPE_CHECKING:
@@ -156,6 +157,24 @@ class Noted:
     told: int = 0  # GangFounds sent for it (a later one's resending replaces an earlier one's)
 
 
+def instance_request_ok(actor: Actor, gangs: GangDesk | None, src: str, msg: TaskRequest) -> bool:
+    """Whether a request for an instance of a job of parts can be placed by a server of
+    ``actor``: a policy that places instances (``gangs``) and parts that make sense; if
+    not, it is reported as a bad message and dropped."""
+    if gangs is None:
+        actor.report("bad_message", type="TaskRequest", src=src, reason="parts: this policy does not place jobs of parts")
+        return False
+    try:
+        parts = msg.gang()
+    except ValueError as exc:
+        actor.report("bad_message", type="TaskRequest", src=src, reason=f"parts: {exc}"[:300])
+        return False
+    if parts is not None and any(len(p.demand) != len(msg.demand) for p in parts):
+        actor.report("bad_message", type="TaskRequest", src=src, reason="a part's demand does not match the resources")
+        return False
+    return True
+
+
 class GangDesk(Role):
     """Places instances of jobs of parts whole for a distributed policy's home scheduler
     (as coordinator), and finds room for and holds tasks of others' instances."""
@@ -186,6 +205,10 @@ class GangDesk(Role):
         self._over: dict[TryKey, None] = {}
         #: members reported down: nothing more is sent to them
         self._down: set[str] = set()
+        #: whether this server gives room to tasks of a user's instance of these demands
+        #: (a policy whose servers offer themselves in an order, policies/dpsdsf.py; None:
+        #: room goes to whoever comes first)
+        self.room_for: Callable[[str, list[list[float]]], bool] | None = None
 
     # -- the coordinator ------------------------------------------------------------------
     def place(self, user: str, request: TaskRequest, share: float, first: str | None = None) -> bool:
@@ -204,7 +227,8 @@ class GangDesk(Role):
         plan = GangPlan(user, request.task_id, self._attempts, demands, constraints, request.traits(), share, [None] * n, [False] * n, [0.0] * n)
         order = sorted(range(n), key=lambda k: (constraints[k].unconstrained, -sum(demands[k])))
         here = [0.0] * len(demands[0])
-        for k in order:  # first fit here, each task beside those before it
+        giving = self.room_for is None or self.room_for(user, demands)
+        for k in order if giving else ():  # first fit here, each task beside those before it
             with_it = [a + b for a, b in zip(here, demands[k], strict=True)]
             if actor.admits(constraints[k]) and actor.fits(with_it):
                 plan.found[k], here = actor.address, with_it
@@ -333,7 +357,8 @@ class GangDesk(Role):
         for server, room, cap, attrs in zip(msg.room_servers, msg.room_free, msg.room_capacity, msg.room_attributes, strict=True):
             if len(room) == m and len(cap) == m:
                 rooms[server] = (room, cap, attrs)
-        rooms[actor.address] = (actor.free.tolist(), actor.capacity.tolist(), actor.attributes)
+        giving = self.room_for is None or self.room_for(plan.user, plan.demands)
+        rooms[actor.address] = (actor.free.tolist() if giving else [0.0] * m, actor.capacity.tolist(), actor.attributes)
         ids = sorted(rooms, key=natural_key)
         parts = [PartSlots(np.asarray(d, dtype=np.float64), 1, np.array([c.admits(i, rooms[i][2]) for i in ids], dtype=bool)) for d, c in zip(plan.demands, plan.constraints, strict=True)]
         slots = pack(np.array([rooms[i][0] for i in ids], dtype=np.float64), np.array([rooms[i][1] for i in ids], dtype=np.float64), np.arange(len(ids)), parts)
@@ -470,9 +495,10 @@ class GangDesk(Role):
                 here = [a + b for a, b in zip(here, d, strict=True)]
         took: list[int] = []
         rest: list[int] = []
+        giving = self.room_for is None or self.room_for(msg.user, msg.demands)
         for i, k in enumerate(msg.tasks):
             with_it = [a + b for a, b in zip(here, msg.demands[i], strict=True)]
-            if actor.fits(with_it) and actor.admits(Constraint.from_wire(msg.eligible[i], msg.requires[i])):
+            if giving and actor.fits(with_it) and actor.admits(Constraint.from_wire(msg.eligible[i], msg.requires[i])):
                 took.append(k)
                 here = with_it
             else:
@@ -497,7 +523,7 @@ class GangDesk(Role):
             for column in (servers, free, capacity, attributes):
                 del column[j]
         servers.append(actor.address)
-        free.append([max(0.0, x) for x in actor.free.tolist()])  # a float remnant below 0 would be refused on the wire
+        free.append([max(0.0, x) for x in actor.free.tolist()] if giving else [0.0] * len(actor.capacity))  # a float remnant below 0 would be refused on the wire; room kept for others, none
         capacity.append(actor.capacity.tolist())
         attributes.append(dict(actor.attributes))
         if len(servers) > ROOMS:

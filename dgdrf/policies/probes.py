@@ -28,6 +28,17 @@ only to neighbours its constraint admits (their attributes come with their loads
 two least loaded of those; tasks are ordered by their users' weighted shares. When tasks
 end, room comes back on the servers holding a copy, so a task waits there rather than
 being stranded.
+
+Jobs of parts (model/gangs.py): a copy is a probe of one server, and an instance needs
+several, so the server the gateway sends an instance's request to holds it alone (no
+copies) and places it whole when it is the lowest-share task of its list, as a home of
+ddrf does (policies/gang_desk.py: what fits here, the rest found by a walk, every task
+reserved, the whole instance proposed, then committed). A try that fails (no room found)
+puts the instance back in the list after a backoff (:data:`~dgdrf.policies.ddrf.STUCK_FIRST_S`,
+doubling up to :data:`~dgdrf.policies.ddrf.STUCK_ENDING_MAX_S`, spread per user and try);
+one declined or raced is back at once. An instance is never stranded: its holder walks
+for room (the collector is not told it is held, so a run with one waiting that fits
+somewhere does not end ``stranded``).
 """
 
 from __future__ import annotations
@@ -36,11 +47,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from dgdrf.model.workload import CLASSIC, TaskTraits
+from dgdrf.policies.gang_desk import instance_request_ok
 from dgdrf.nodes.protocol import Idle, IdleNoted, TaskQueued, TaskRequest, trait_fields
 from dgdrf.nodes.gateway import RandomRouting, Routing
 from dgdrf.overlay.sampling import PeerSampling
 from dgdrf.policies.distributed import DistributedPolicy
-from dgdrf.policies.local import TaskDesk
+from dgdrf.policies.ddrf import STUCK_ENDING_MAX_S, STUCK_FIRST_S
+from dgdrf.policies.local import TaskDesk, tie_break
 from dgdrf.policies.messages import ForwardTask, LoadReply, LoadRequest
 from dgdrf.policies.neighbours import FixedNeighbours
 from dgdrf.nodes.ticking import TickingRole
@@ -66,7 +79,13 @@ class ProbeScheduler(TickingRole):
         self.attributes: dict[str, dict] = {}  # neighbour -> its attributes (from its LoadReply)
         self._unforwarded: list[str] = []  # users whose task came before the neighbours were drawn
         self._proposed: dict[str, Task] = {}  # user -> the task of an unanswered proposal
+        #: instances of jobs of parts held here (user -> its request; in ``tasks`` too,
+        #: or out in a try), and those waiting out a failed try's backoff
+        self.instances: dict[str, TaskRequest] = {}
+        self._backoff: dict[str, float] = {}  # user -> its last backoff (seconds)
+        self._tries = 0
         desk.on_resolved = self._resolved
+        desk.on_walk_failed = self._instance_failed
 
     def _add(self, user: str, task_id: int, demand: list[float], share: float, traits: TaskTraits = CLASSIC) -> bool:
         held = self.tasks.get(user)
@@ -80,6 +99,9 @@ class ProbeScheduler(TickingRole):
         return True
 
     def on_TaskRequest(self, src: str, msg: TaskRequest) -> None:
+        if msg.parts:
+            self._hold_instance(src, msg)
+            return
         self.actor.send(src, TaskQueued(msg.task_id))
         if not self._add(msg.user, msg.task_id, msg.demand, msg.dominant_share, msg.traits()):
             return
@@ -105,6 +127,49 @@ class ProbeScheduler(TickingRole):
             else:
                 self.actor.send(n, ForwardTask(user, task[0], task[1], task[2], *trait_fields(traits)[:4]))
 
+    def _hold_instance(self, src: str, msg: TaskRequest) -> None:
+        """An instance's request: held here alone (no copies), newest per user."""
+        if not instance_request_ok(self.actor, self.desk.gangs, src, msg):
+            return
+        self.actor.send(src, TaskQueued(msg.task_id))
+        held = self.instances.get(msg.user)
+        if held is not None and held.task_id >= msg.task_id:
+            return  # a repeat
+        self.instances[msg.user] = msg
+        self._backoff.pop(msg.user, None)
+        self.tasks[msg.user] = (msg.task_id, list(msg.demand), msg.dominant_share, msg.traits())
+
+    def _try_instance(self, user: str, task: Task) -> bool:
+        """The lowest-share task of the list is an instance: a try at it (False: it cannot
+        start, no room here and nowhere to walk; it waits out a backoff)."""
+        req = self.instances[user]
+        if self.desk.gangs is None or not self.desk.ready():
+            return False
+        if not self.desk.gangs.place(user, req, task[2]):
+            self._wait(user, task)
+            return False
+        self._proposed[user] = self.tasks.pop(user)
+        return True
+
+    def _instance_failed(self, user: str, task_id: int) -> None:
+        """A try at an instance found no room: back in the list after a backoff."""
+        task = self._proposed.get(user)
+        if task is not None and task[0] == task_id:
+            del self._proposed[user]
+            self._wait(user, task)
+
+    def _wait(self, user: str, task: Task) -> None:
+        self.tasks.pop(user, None)
+        self._tries += 1
+        wait = min(STUCK_ENDING_MAX_S, 2 * self._backoff[user]) if user in self._backoff else STUCK_FIRST_S
+        self._backoff[user] = wait
+        self.actor.after(wait * (1.0 + tie_break(f"{user}/{task[0]}/{self._tries}")), self._back, user, task)
+
+    def _back(self, user: str, task: Task) -> None:
+        req = self.instances.get(user)
+        if req is not None and req.task_id == task[0] and user not in self.tasks and user not in self._proposed:
+            self.tasks[user] = task
+
     def on_ForwardTask(self, src: str, msg: ForwardTask) -> None:
         self._add(msg.user, msg.task_id, msg.demand, msg.dominant_share, msg.traits())
 
@@ -129,6 +194,11 @@ class ProbeScheduler(TickingRole):
         for n in self.neighbours or ():
             self.actor.send(n, LoadRequest())
         for user, (task_id, demand, share, traits) in sorted(self.tasks.items(), key=lambda kv: kv[1][2]):
+            held = self.instances.get(user)
+            if held is not None and held.task_id == task_id:
+                if self._try_instance(user, (task_id, demand, share, traits)):
+                    return
+                continue
             if self.desk.propose(user, task_id, demand, share, traits):
                 self._proposed[user] = self.tasks.pop(user)
                 return
@@ -140,6 +210,14 @@ class ProbeScheduler(TickingRole):
         if task is None or task[0] != task_id:
             return
         del self._proposed[user]
+        held = self.instances.get(user)
+        if held is not None and held.task_id == task_id:  # an instance, held here alone
+            if outcome == "accepted":
+                del self.instances[user]
+                self._backoff.pop(user, None)
+            elif user not in self.tasks:
+                self.tasks[user] = task  # declined (a race, a server gone) or unanswered: tried again
+            return
         if outcome == "expired" and user not in self.tasks:
             self.tasks[user] = task  # still held (its "held" report stands)
         else:
@@ -153,6 +231,8 @@ class ProbeScheduler(TickingRole):
         for n in addresses:
             self.loads.pop(n, None)
             held = self.tasks.pop(n, None)
+            if self.instances.pop(n, None) is not None:
+                continue  # an instance: never reported held
             if held is not None:
                 self.actor.report("unheld", user=n, task_id=held[0])
 
@@ -174,6 +254,7 @@ class Probes(DistributedPolicy):
     sweep_cost = 4.0
     servers_track_members = True
     description = "random server per task, copies to the two least-loaded neighbours (thesis 4.2, alg. 4)"
+    gangs = True  # the server an instance's request goes to places it whole (module docstring)
 
     def gateway_routing(self) -> Routing:
         return RandomRouting()

@@ -166,7 +166,8 @@ class UserDirectory(Role):
             r = u.request
             if r is None:
                 continue
-            waiting = not u.idle and u.started != r.task_id and self._placed.get(uid, -1) < r.task_id
+            # an instance (a job of parts) waits for its home's try, not for another server's offer
+            waiting = not u.idle and u.started != r.task_id and self._placed.get(uid, -1) < r.task_id and not r.parts
             old = mine.get(uid)
             if old is None or old.task_id != r.task_id or old.waiting != waiting or (waiting and old.share != u.share):
                 report = home_report(uid, me, r, u.share, waiting)
