@@ -82,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run one emulation to saturation (no arguments: drf vs fifo on the embedded default)")
     _add_run_args(run)
     run.add_argument("--json", type=Path, metavar="OUT", help="write the result(s) as JSON")
+    run.add_argument("--html", type=Path, metavar="FILE", help="write a page of the run(s): shares, utilisation, messages, jobs and placements over time, side by side (self-contained, opens offline)")
     run.add_argument("--quiet", action="store_true", help="print no table")
     run.add_argument("-v", "--verbose", action="store_true", help="log run progress to stderr")
 
@@ -285,10 +286,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     if unknown or not policies:
         raise ConfigError(f"unknown policy {', '.join(map(repr, unknown)) or '(none)'}; known policies: {', '.join(POLICIES)}")
     config.validate()
+    if args.html is not None:
+        _check_writable(args.html, "--html")
     results = []
+    recorders = []
     with _RunProgress(enabled=not args.quiet and sys.stderr.isatty()) as bar:
         for policy in policies:
-            results.append(run_emulation(scenario, replace(config, policy=policy), progress=bar.track(policy, config.max_time)))
+            observers = []
+            if args.html is not None:
+                from dgdrf.pages.recorder import RunRecorder
+
+                recorders.append(RunRecorder())
+                observers.append(recorders[-1])
+            results.append(run_emulation(scenario, replace(config, policy=policy), progress=bar.track(policy, config.max_time), observers=observers))
     if not args.quiet:
         from dgdrf.report_table import print_results
 
@@ -296,6 +306,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         docs = [r.to_dict() for r in results]
         _write_json(args.json, docs[0] if len(docs) == 1 else docs)
+    if args.html is not None:
+        from dgdrf.pages.run_page import run_page
+
+        records = [r.record for r in recorders if r.record is not None]
+        _write_text(args.html, run_page(scenario, records, command="dgdrf " + " ".join(sys.argv[1:])), "--html")
     status = 0
     for r in results:
         if r.invariant_violations:
@@ -518,6 +533,21 @@ def cmd_overlay(args: argparse.Namespace) -> int:
     if args.json:
         _write_json(args.json, doc)
     return 0
+
+
+def _check_writable(path: Path, flag: str) -> None:
+    """Refuse, before a run, a file it could not write after it (a missing folder, a folder)."""
+    if path.is_dir():
+        raise ConfigError(f"{flag}: {path} is a folder; give a file name")
+    if not path.parent.is_dir():
+        raise ConfigError(f"{flag}: no folder {path.parent} to write {path.name} in")
+
+
+def _write_text(path: Path, text: str, flag: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{flag}: cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _write_json(path: Path, doc: Any) -> None:

@@ -11,18 +11,41 @@ from dgdrf.measurement import RunResult
 from dgdrf.model.scenario import Scenario
 
 
+def results_title(scenario: Scenario, results: Sequence[RunResult]) -> str:
+    return f"{scenario.name}: {len(scenario.servers)} servers, {len(scenario.users)} users, seed {results[0].seed}, tick {results[0].tick} s"
+
+
 def print_results(scenario: Scenario, results: Sequence[RunResult], console: Console | None = None) -> None:
     """One column per policy; rows are the thesis's measures (ch. 5) and the costs."""
     console = console or Console()
-    title = f"{scenario.name}: {len(scenario.servers)} servers, {len(scenario.users)} users, seed {results[0].seed}, tick {results[0].tick} s"
-    table = Table(title=title)
+    table = Table(title=results_title(scenario, results))
     table.add_column("measure")
     for r in results:
         table.add_column(r.policy, justify="right")
+    for name, cells in result_rows(scenario, results):
+        if name == "stopped because":
+            cells = [c if c in NORMAL_ENDS else f"[bold red]{c}" for c in cells]
+        table.add_row(name, *cells)
+    console.print(table)
+    for reason in dict.fromkeys(r.stop_reason for r in results if r.stop_reason not in NORMAL_ENDS):
+        console.print(f"[bold red]{reason}[/]: {STOP_EXPLAINED.get(reason, reason)}")
+    for r in results:
+        if r.unrunnable_jobs:
+            shown = r.unrunnable_jobs[:UNRUNNABLE_SHOWN]
+            more = f" (and {len(r.unrunnable_jobs) - len(shown)} more: --json has them all)" if len(r.unrunnable_jobs) > len(shown) else ""
+            console.print(f"{r.policy}: {len(r.unrunnable_jobs)} job(s) given up, as no server up could run them{more}:")
+            for j in shown:
+                left = "endless" if j["tasks_left"] is None else f"{j['tasks_left']} task(s) left"
+                console.print(f"  {j['user']} {j['job']}, {left}, since {j['since']:.1f} s: {j['why']}", markup=False, soft_wrap=True)
+
+
+def result_rows(scenario: Scenario, results: Sequence[RunResult]) -> list[tuple[str, list[str]]]:
+    """The summary table's rows (a measure, then its value under each result), plain
+    text: the terminal's table (:func:`print_results`) and a run's page (dgdrf/pages)."""
     rows: list[tuple[str, Callable[[RunResult], str]]] = [
         ("allocations", lambda r: f"{r.allocations}"),
         ("run-time (simulated s)", lambda r: f"{r.runtime_s:.1f}"),
-        ("stopped because", lambda r: r.stop_reason if r.stop_reason in NORMAL_ENDS else f"[bold red]{r.stop_reason}"),
+        ("stopped because", lambda r: r.stop_reason),
         ("min dominant share", lambda r: f"{r.min_share:.4f}"),
         ("Gini (lower is fairer)", lambda r: f"{r.gini:.4f}"),
         ("Jain's index", lambda r: f"{r.jain:.4f}"),
@@ -48,7 +71,7 @@ def print_results(scenario: Scenario, results: Sequence[RunResult], console: Con
     for res in scenario.resources:
 
         def utilisation(r: RunResult, res: str = res) -> str:
-            return f"{r.utilization[res]:.1%}"
+            return f"{max(0.0, r.utilization[res]):.1%}"
 
         rows.append((f"utilisation {res}" + (" (at the end)" if scenario.finishing else ""), utilisation))
     rows += [
@@ -58,19 +81,7 @@ def print_results(scenario: Scenario, results: Sequence[RunResult], console: Con
         ("wall time (s)", lambda r: f"{r.wall_s:.2f}"),
         ("invariant violations", lambda r: f"{len(r.invariant_violations)}"),
     ]
-    for name, fmt in rows:
-        table.add_row(name, *[fmt(r) for r in results])
-    console.print(table)
-    for reason in dict.fromkeys(r.stop_reason for r in results if r.stop_reason not in NORMAL_ENDS):
-        console.print(f"[bold red]{reason}[/]: {STOP_EXPLAINED.get(reason, reason)}")
-    for r in results:
-        if r.unrunnable_jobs:
-            shown = r.unrunnable_jobs[:UNRUNNABLE_SHOWN]
-            more = f" (and {len(r.unrunnable_jobs) - len(shown)} more: --json has them all)" if len(r.unrunnable_jobs) > len(shown) else ""
-            console.print(f"{r.policy}: {len(r.unrunnable_jobs)} job(s) given up, as no server up could run them{more}:")
-            for j in shown:
-                left = "endless" if j["tasks_left"] is None else f"{j['tasks_left']} task(s) left"
-                console.print(f"  {j['user']} {j['job']}, {left}, since {j['since']:.1f} s: {j['why']}", markup=False, soft_wrap=True)
+    return [(name, [fmt(r) for r in results]) for name, fmt in rows]
 
 
 #: how many jobs given up the table's note lists

@@ -1,0 +1,60 @@
+"""Headless Chromium for the page tests (Debian's ``chromium``; .ci/run installs it
+where it can): a page's DOM once its scripts ran, and what it logged to its console."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+#: flags that keep a headless Chromium off the network it cannot reach here (it would try
+#: Google's hosts at every start) and out of the sandbox root cannot have
+FLAGS = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", "--enable-logging=stderr", "--v=0",
+)  # fmt: skip
+
+
+def chromium() -> str:
+    """The Chromium executable, or the test is skipped, saying why."""
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.skip("no Chromium on this machine (Debian: apt-get install chromium; .ci/run installs it as root)")
+
+
+def dump_dom(target: str | Path, budget_ms: int = 10_000, timeout: float = 120.0) -> tuple[str, list[str]]:
+    """The DOM of ``target`` (a file or a URL) after its scripts ran for ``budget_ms`` of
+    virtual time, and the console messages it logged."""
+    url = target if isinstance(target, str) else target.resolve().as_uri()
+    with tempfile.TemporaryDirectory(prefix="dgdrf-chromium-") as profile:
+        done = subprocess.run([chromium(), *FLAGS, f"--user-data-dir={profile}", f"--virtual-time-budget={budget_ms}", "--dump-dom", url], capture_output=True, text=True, timeout=timeout)
+    console = [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
+    return done.stdout, console
+
+
+def screenshot(target: str | Path, out: Path, width: int = 1400, height: int = 2400, budget_ms: int = 10_000) -> None:
+    """A PNG of ``target`` as a window of ``width`` x ``height`` shows it."""
+    url = target if isinstance(target, str) else target.resolve().as_uri()
+    with tempfile.TemporaryDirectory(prefix="dgdrf-chromium-") as profile:
+        subprocess.run([chromium(), *FLAGS, f"--user-data-dir={profile}", f"--virtual-time-budget={budget_ms}", "--hide-scrollbars", f"--window-size={width},{height}", f"--screenshot={out}", url], capture_output=True, timeout=120, check=True)
+
+
+_FIGURE = re.compile(r'<div id="(figure-\d+)" data-figure="([a-z-]+)"(?: data-label="([^"]*)")?')
+
+
+def drawn_figures(dom: str) -> dict[str, list[bool]]:
+    """Per ``data-figure`` name, for each element of it: whether it holds a drawn svg or
+    canvas (what plotly.js draws into the page's DOM)."""
+    marks = list(_FIGURE.finditer(dom))
+    out: dict[str, list[bool]] = {}
+    for k, m in enumerate(marks):
+        end = marks[k + 1].start() if k + 1 < len(marks) else len(dom)
+        inner = dom[m.end():end]
+        out.setdefault(m.group(2), []).append(bool(re.search(r"<svg[^>]*class=\"main-svg\"|<canvas", inner)))
+    return out
