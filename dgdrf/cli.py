@@ -108,6 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_arguments(ov, declared(OverlayConfig))
     ov.add_argument("--json", type=Path, metavar="OUT", help="write final figures and per-cycle figures as JSON")
     ov.add_argument("--quiet", action="store_true", help="print no table")
+    ov.add_argument("--html", type=Path, metavar="FILE", help="write a page of the overlay as a graph at some cycles (self-contained, opens offline)")
+    ov.add_argument("--html-cycles", metavar="K,K,...", help="--html: the cycles to draw (default: up to 6, from the first to the last, roughly doubling)")
 
     from dgdrf.cluster.node import env_default
 
@@ -525,14 +527,43 @@ def cmd_overlay(args: argparse.Namespace) -> int:
 
     from dgdrf.options import declared, given
 
-    config = OverlayConfig(**given(args, declared(OverlayConfig)))
-    result = run_overlay(config)
+    config = OverlayConfig(**given(args, declared(OverlayConfig))).validate()
+    observers = []
+    if args.html is not None:
+        from dgdrf.pages.overlay_page import OverlaySnapshots
+
+        _check_writable(args.html, "--html")
+        observers.append(OverlaySnapshots(_html_cycles(args.html_cycles, config)))
+    elif args.html_cycles is not None:
+        raise ConfigError("--html-cycles: draws cycles on the page of --html FILE, which is not given")
+    result = run_overlay(config, observers=observers)
     doc = result.to_dict()
+    if args.html is not None:
+        from dgdrf.pages.overlay_page import overlay_page
+
+        _write_text(args.html, overlay_page(result, observers[0].snapshots, command="dgdrf " + " ".join(sys.argv[1:])), "--html")
     if not args.quiet:
         print_overlay(doc)
     if args.json:
         _write_json(args.json, doc)
     return 0
+
+
+def _html_cycles(text: str | None, config: Any) -> list[int]:
+    """The cycles ``--html-cycles`` names (each measured: a multiple of --metrics-every,
+    or the last), or the default ones."""
+    from dgdrf.pages.overlay_page import default_cycles
+
+    if text is None:
+        return [k for k in default_cycles(config.cycles) if k % config.metrics_every == 0 or k == config.cycles] or [config.cycles]
+    try:
+        cycles = sorted({int(w) for w in text.split(",") if w.strip()})
+    except ValueError:
+        raise ConfigError(f"--html-cycles: whole numbers separated by commas, got {text!r}") from None
+    bad = [k for k in cycles if not 1 <= k <= config.cycles or (k % config.metrics_every and k != config.cycles)]
+    if not cycles or bad:
+        raise ConfigError(f"--html-cycles: cycles from 1 to {config.cycles} that are measured (multiples of --metrics-every {config.metrics_every}, or the last), got {text!r}")
+    return cycles
 
 
 def _check_writable(path: Path, flag: str) -> None:

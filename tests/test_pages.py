@@ -124,3 +124,33 @@ def test_the_pages_carry_the_plotly_js_that_plotly_py_writes_for():
 
     assert PLOTLY_JS_VERSION == __plotlyjs_version__
     assert f"plotly.js (cartesian - minified) v{PLOTLY_JS_VERSION}" in bundle()[:200]
+
+
+def test_an_overlay_page_draws_the_gradient_at_chosen_cycles(tmp_path):
+    """``dgdrf overlay --html``: the gradient at the cycles asked, each a drawn graph, and
+    its convergence; by the last cycle one node believes itself the centre (the star)."""
+    out = tmp_path / "overlay.html"
+    from dgdrf.cli import main
+
+    assert main(["overlay", "--protocol", "gradient", "--nodes", "60", "--cycles", "20", "--quiet", "--html", str(out), "--html-cycles", "1,20"]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert 'src="http' not in text and 'href="http' not in text
+    figures = json.loads(text.split("const FIGURES = ", 1)[1].split(";\n", 1)[0])
+    graphs = [f for f in figures if f["name"] == "overlay"]
+    assert [f["label"] for f in graphs] == ["cycle 1", "cycle 20"]
+    stars = [t for t in graphs[-1]["data"] if t["name"] == "believed centre"]
+    assert len(stars) == 1 and len(stars[0]["x"]) == 1
+    nodes = next(t for t in graphs[-1]["data"] if t["name"] == "nodes")
+    assert len(nodes["x"]) == 60
+    dom, console = dump_dom(out)
+    drawn = drawn_figures(dom)
+    assert drawn["overlay"] == [True, True] and drawn["convergence"] == [True] and console == []
+
+
+@pytest.mark.parametrize(("flags", "fragment"), [(["--html-cycles", "0,5"], "cycles from 1 to 20"), (["--html-cycles", "a"], "whole numbers"), (["--html-cycles", "3", "--metrics-every", "2"], "multiples of --metrics-every")])
+def test_bad_html_cycles_are_one_line_errors(capsys, tmp_path, flags, fragment):
+    assert_one_line_error(*cli(capsys, "overlay", "--protocol", "cyclon", "--nodes", "20", "--cycles", "20", "--html", tmp_path / "o.html", *flags)[::2], "--html-cycles", fragment)
+
+
+def test_html_cycles_without_html_is_an_error(capsys):
+    assert_one_line_error(*cli(capsys, "overlay", "--protocol", "cyclon", "--nodes", "20", "--cycles", "5", "--html-cycles", "2")[::2], "--html-cycles", "--html FILE")

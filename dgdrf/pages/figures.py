@@ -25,7 +25,8 @@ HEIGHT = 340
 
 
 def _layout(fig: go.Figure, title: str, x: str, y: str, height: int = HEIGHT, **extra: Any) -> go.Figure:
-    fig.update_layout(title=title, xaxis_title=x, yaxis_title=y, height=height, margin={"l": 60, "r": 20, "t": 50, "b": 50}, hovermode="closest", legend={"itemclick": "toggle"}, **extra)
+    extra.setdefault("legend", {"itemclick": "toggle"})
+    fig.update_layout(title=title, xaxis_title=x, yaxis_title=y, height=height, margin={"l": 60, "r": 20, "t": 50, "b": 50}, hovermode="closest", **extra)
     return fig
 
 
@@ -131,3 +132,61 @@ def _palette(n: int) -> list[str]:
 
     base = qualitative.Plotly + qualitative.D3 + qualitative.Set3
     return [base[i % len(base)] for i in range(n)]
+
+
+#: the spiral's winding: rank k at angle SPIRAL * sqrt(k), distance sqrt(k / n), so
+#: successive ranks sit one step apart along its arm, and the arms as far apart
+SPIRAL = 3.545
+
+
+def overlay_graph(utilities: Mapping[str, float], views: Mapping[str, Sequence[str]], centres: Sequence[str] = (), title: str = "overlay") -> go.Figure:
+    """The overlay as a graph: the nodes on a spiral by utility's rank (the highest in
+    the middle, :data:`SPIRAL`), so that nodes of close utilities sit close; an edge from
+    each node to each entry of its view; a star on each node that believes itself the
+    centre. Entries of nodes not drawn (gone, or not yet known) get no edge."""
+    import math
+
+    order = sorted(utilities, key=lambda a: (-utilities[a], a))
+    n = max(1, len(order))
+    pos = {}
+    for rank, node in enumerate(order):
+        r, angle = math.sqrt((rank + 0.5) / n), SPIRAL * math.sqrt(rank)
+        pos[node] = (r * math.cos(angle), r * math.sin(angle))
+    ex: list[float | None] = []
+    ey: list[float | None] = []
+    for node in order:
+        for entry in views.get(node, ()):
+            if entry in pos and entry != node:
+                ex += [pos[node][0], pos[entry][0], None]
+                ey += [pos[node][1], pos[entry][1], None]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", name="view entries", line={"width": 0.6, "color": "rgba(90,90,140,0.35)"}, hoverinfo="skip"))
+    fig.add_trace(go.Scatter(
+        x=[pos[a][0] for a in order], y=[pos[a][1] for a in order], mode="markers", name="nodes",
+        marker={"size": 7, "color": [utilities[a] for a in order], "colorscale": "Viridis", "showscale": True, "colorbar": {"title": "utility"}},
+        text=[f"{a}<br>utility {utilities[a]:.4g}<br>view: {', '.join(list(views.get(a, ()))[:8])}" for a in order], hovertemplate="%{text}<extra></extra>",
+    ))
+    marked = [a for a in centres if a in pos]
+    if marked:
+        fig.add_trace(go.Scatter(x=[pos[a][0] for a in marked], y=[pos[a][1] for a in marked], mode="markers", name="believed centre", marker={"symbol": "star", "size": 16, "color": "crimson"},
+                                 text=marked, hovertemplate="%{text} believes itself the centre<extra></extra>"))
+    fig.update_xaxes(visible=False, range=[-1.1, 1.1])
+    fig.update_yaxes(visible=False, range=[-1.1, 1.1], scaleanchor="x")
+    return _layout(fig, title, "", "", height=480, legend={"orientation": "h", "y": -0.05, "itemclick": "toggle"})
+
+
+def convergence(per_cycle: Sequence[Mapping[str, Any]], protocol: str) -> go.Figure | None:
+    """An overlay run's figures per cycle: the gradient's converged fraction and centres,
+    Cyclon's in-degree and clustering, push-sum's errors."""
+    if not per_cycle:
+        return None
+    keys = {"gradient": ("converged_fraction", "centres"), "cyclon": ("indegree_mean", "indegree_std", "clustering"), "pushsum": ("max_relative_error", "mean_relative_error")}.get(protocol, ())
+    cycles = [row["cycle"] for row in per_cycle]
+    fig = go.Figure()
+    for key in keys:
+        ys = [row.get(key) for row in per_cycle]
+        if any(isinstance(y, (int, float)) and not isinstance(y, bool) for y in ys):
+            fig.add_trace(go.Scatter(x=cycles, y=[y if isinstance(y, (int, float)) and y != float("inf") else None for y in ys], name=key.replace("_", " "), mode="lines+markers"))
+    if not fig.data:
+        return None
+    return _layout(fig, f"{protocol}: convergence per cycle", "cycle", "", yaxis={"type": "log"} if protocol == "pushsum" else {})
