@@ -181,6 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("report", help="figures (PNG) and a markdown summary of a sweep's results")
     rp.add_argument("results_dir", type=Path, nargs="+", metavar="RESULTS_DIR", help="directories written by dgdrf sweep (several are merged into one report)")
     rp.add_argument("--out", type=Path, help="where to write report.md and the figures (default: the first RESULTS_DIR)")
+    rp.add_argument("--html", action="store_true", help="also report.html: the report as one self-contained page, its figures interactive")
 
     sch = sub.add_parser("schema", help="print the JSON Schema of scenario files or of sweep files (an editor checks and completes them with it)")
     sch.add_argument("kind", choices=("scenario", "sweep"), metavar="KIND", help="scenario: scenario files (TOML or JSON); sweep: sweep files (TOML)")
@@ -753,8 +754,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from dgdrf.bench.report import write_report
 
-    path = write_report(args.results_dir, args.out)
-    print(f"report written to {path}")
+    path = write_report(args.results_dir, args.out, html=args.html)
+    print(f"report written to {path}" + (f" and {path.with_name('report.html')}" if args.html else ""))
     return 0
 
 

@@ -154,3 +154,29 @@ def test_bad_html_cycles_are_one_line_errors(capsys, tmp_path, flags, fragment):
 
 def test_html_cycles_without_html_is_an_error(capsys):
     assert_one_line_error(*cli(capsys, "overlay", "--protocol", "cyclon", "--nodes", "20", "--cycles", "5", "--html-cycles", "2")[::2], "--html-cycles", "--html FILE")
+
+
+def test_a_sweep_reports_page_draws_its_figures_in_chromium(tmp_path):
+    """``dgdrf report DIR --html`` on a committed sweep: report.html beside report.md,
+    the relation tables with their verdicts as HTML, and every PNG of report.md drawn as
+    an interactive figure with its series named."""
+    import shutil
+
+    sweep = tmp_path / "quick"
+    shutil.copytree(ROOT / "bench" / "results" / "quick", sweep)
+    from dgdrf.cli import main
+
+    assert main(["report", str(sweep), "--html"]) == 0
+    text = (sweep / "report.html").read_text(encoding="utf-8")
+    md = (sweep / "report.md").read_text(encoding="utf-8")
+    assert 'src="http' not in text and 'href="http' not in text and "<img" not in text
+    assert "<td>holds</td>" in text and "<table>" in text
+    pngs = md.count("](") - md.count("](http")
+    figures = json.loads(text.split("const FIGURES = ", 1)[1].split(";\n", 1)[0])
+    assert len(figures) >= pngs >= 4
+    names = {t.get("name") for f in figures for t in f["data"]}
+    assert {"drf", "dgdrf", "pdgdrf"} <= names  # a series a policy, named on hover and in the legend
+    dom, console = dump_dom(sweep / "report.html")
+    drawn = drawn_figures(dom)
+    assert sum(len(v) for v in drawn.values()) == len(figures) and all(all(v) for v in drawn.values())
+    assert {"min-share", "gini", "error-ratio"} <= set(drawn) and console == []

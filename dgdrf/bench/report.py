@@ -326,8 +326,11 @@ def _series_label(policy: str, extra: dict[str, Any]) -> str:
 
 
 class Report:
-    def __init__(self, results_dirs: list[Path], out: Path) -> None:
+    def __init__(self, results_dirs: list[Path], out: Path, html: bool = False) -> None:
         self.dirs, self.out = results_dirs, out
+        #: also report.html: the figures drawn as PNGs, as interactive figures (by file name)
+        self.html = html
+        self.interactive: dict[str, list[dict[str, Any]]] = {}
         by_key: dict[str, dict[str, Any]] = {}
         self.unreadable = 0
         self.manifests: list[dict[str, Any]] = []
@@ -357,6 +360,10 @@ class Report:
     # -- helpers ------------------------------------------------------------------------
     def save(self, fig, name: str, caption: str) -> None:
         fig.savefig(self.out / name, dpi=110)
+        if self.html:  # the same figure, interactive, for report.html (dgdrf/pages/report_page.py)
+            from dgdrf.pages.from_matplotlib import axes_figures
+
+            self.interactive[name] = axes_figures(fig)
         self.figures.append(name)
         self.md.append(f"![{caption}]({name})\n\n*{caption}*\n")
 
@@ -1173,7 +1180,12 @@ class Report:
         self.message_costs()
         self.emulator_cost()
         path = self.out / REPORT_MD
-        path.write_text("\n".join(self.md) + "\n", encoding="utf-8")
+        text = "\n".join(self.md) + "\n"
+        path.write_text(text, encoding="utf-8")
+        if self.html:
+            from dgdrf.pages.report_page import report_page
+
+            (self.out / REPORT_HTML).write_text(report_page(text, self.interactive), encoding="utf-8")
         return path
 
 
@@ -1189,11 +1201,16 @@ def _percent_formatter():
     return PercentFormatter(1.0)
 
 
-def write_report(results_dirs: Path | list[Path], out: Path | None = None) -> Path:
+#: the report's page beside report.md (``dgdrf report --html``)
+REPORT_HTML = "report.html"
+
+
+def write_report(results_dirs: Path | list[Path], out: Path | None = None, html: bool = False) -> Path:
     """Write report.md and its PNG figures for the sweep results in ``results_dirs``
-    (several sweeps' results are merged; ``out`` defaults to the first directory)."""
+    (several sweeps' results are merged; ``out`` defaults to the first directory); with
+    ``html``, report.html too: the same report as a page, its figures interactive."""
     dirs = [Path(d) for d in (results_dirs if isinstance(results_dirs, list) else [results_dirs])]
     for d in dirs:
         if not d.is_dir():
             raise ConfigError(f"{d}: not a directory (give the --out directory of a dgdrf sweep)")
-    return Report(dirs, Path(out) if out else dirs[0]).write()
+    return Report(dirs, Path(out) if out else dirs[0], html=html).write()

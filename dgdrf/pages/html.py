@@ -91,7 +91,8 @@ def page(title: str, sections: Sequence[tuple[str, Sequence[Item]]], intro: str 
     for heading, items in sections:
         if not items:
             continue
-        body.append(f"<h2>{html.escape(heading)}</h2>")
+        if heading:
+            body.append(f"<h2>{html.escape(heading)}</h2>")
         row: list[str] = []
         for item in items:
             if isinstance(item, Figure):
