@@ -127,6 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     node.add_argument("--no-batching", action="store_true", help="one WebSocket frame per message instead of batches")
     node.add_argument("--json", type=Path, default=env_default("json"), metavar="OUT", help="collector: write the result here (env DGDRF_JSON)")
     node.add_argument("--quiet", action="store_true", help="collector: print no table")
+    node.add_argument("--dashboard", default=env_default("dashboard"), metavar="HOST:PORT", help="collector: serve a live page of the run there (loopback; beyond it only with --keys, as HTTPS; env DGDRF_DASHBOARD)")
     node.add_argument("--die-with-parent", action="store_true", help=argparse.SUPPRESS)
     node.add_argument("-v", "--verbose", action="store_true", help="log progress (JSON lines when stderr is not a terminal)")
     nrun = node.add_argument_group("bootstrap: the run (as for dgdrf run; env DGDRF_SCENARIO, DGDRF_SERVERS, DGDRF_USERS, DGDRF_POLICY, and DGDRF_<OPTION> for each option, e.g. DGDRF_SEED, DGDRF_NEIGHBORS)")
@@ -151,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--no-batching", action="store_true", help="one WebSocket frame per message")
     up.add_argument("--json", type=Path, metavar="OUT", help="write the result as JSON (the dgdrf run --json format)")
     up.add_argument("--quiet", action="store_true", help="print no table")
+    up.add_argument("--dashboard", metavar="HOST:PORT", help="serve a live page of the run there, from the collector (loopback; beyond it only with TLS, as HTTPS)")
 
     orc = sub.add_parser("oracle", help="the offline progressive-filling allocation of a scenario under a notion (divisible tasks; an LP per round)")
     orc.add_argument("--scenario", type=Path, required=True, help="scenario file (.toml or .json)")
@@ -645,7 +647,7 @@ def cmd_node(args: argparse.Namespace) -> int:
 
     opts = NodeOptions(
         role=args.role, bootstrap=(args.bootstrap or "").rstrip("/"), listen=args.listen, advertise=args.advertise, count=args.count,
-        token=args.token or None, batching=not args.no_batching, json_out=args.json, quiet=args.quiet, die_with_parent=args.die_with_parent,
+        token=args.token or None, batching=not args.no_batching, json_out=args.json, quiet=args.quiet, die_with_parent=args.die_with_parent, dashboard=args.dashboard or None,
         keys=Path(args.keys) if args.keys else None, key_name=args.key_name or None, insecure=args.insecure,
     )
     if opts.keys is not None and args.wait_keys > 0:
@@ -693,7 +695,15 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     words = _run_flags(args)
     if "--policy" not in words:
         words += ["--policy", config.policy]
-    code, result, cluster = cluster_up(words, len(scenario.servers), len(scenario.users), args.processes, args.timeout, token=args.token, batching=not args.no_batching, tls=not args.insecure)
+    if args.dashboard is not None:
+        from dgdrf.cluster.node import _split
+        from dgdrf.pages.dashboard import loopback
+
+        host, port = _split(args.dashboard, "--dashboard")
+        if not loopback(host) and args.insecure:
+            raise ConfigError(f"--dashboard: refusing to serve the dashboard on {args.dashboard} without TLS (--insecure): beyond loopback it serves HTTPS with the cluster's keys")
+        print(f"dgdrf cluster: dashboard at {'http' if loopback(host) else 'https'}://{args.dashboard}/" if port else "dgdrf cluster: dashboard on a free port: the collector's log says which", file=sys.stderr, flush=True)
+    code, result, cluster = cluster_up(words, len(scenario.servers), len(scenario.users), args.processes, args.timeout, token=args.token, batching=not args.no_batching, tls=not args.insecure, dashboard=args.dashboard)
     if result is None:
         return code or 1
     if not args.quiet:

@@ -58,3 +58,69 @@ def drawn_figures(dom: str) -> dict[str, list[bool]]:
         inner = dom[m.end():end]
         out.setdefault(m.group(2), []).append(bool(re.search(r"<svg[^>]*class=\"main-svg\"|<canvas", inner)))
     return out
+
+
+def live_dom(url: str, wait_s: float, timeout: float = 60.0) -> tuple[str, list[str]]:
+    """The DOM of the page at ``url`` ``wait_s`` real seconds after it loaded, and what
+    it logged to its console or threw, through Chromium's DevTools protocol (for a live
+    page, whose open stream of events would hold ``--virtual-time-budget`` for ever)."""
+    import asyncio
+
+    return asyncio.run(asyncio.wait_for(_live_dom(url, wait_s), timeout))
+
+
+async def _live_dom(url: str, wait_s: float) -> tuple[str, list[str]]:
+    import asyncio
+    import json
+
+    import aiohttp
+
+    with tempfile.TemporaryDirectory(prefix="dgdrf-chromium-") as profile:
+        proc = await asyncio.create_subprocess_exec(
+            chromium(), *FLAGS, f"--user-data-dir={profile}", "--remote-debugging-port=0", "about:blank", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        )
+        try:
+            assert proc.stderr is not None
+            endpoint = ""
+            while not endpoint:
+                line = (await proc.stderr.readline()).decode()
+                if not line:
+                    raise RuntimeError("Chromium ended before it listened for DevTools")
+                m = re.search(r"DevTools listening on (ws://\S+)", line)
+                endpoint = m.group(1) if m else ""
+            port = re.search(r":(\d+)/", endpoint).group(1)  # type: ignore[union-attr]
+            async with aiohttp.ClientSession() as session:
+                async with session.get(f"http://127.0.0.1:{port}/json/list") as r:
+                    target = next(t for t in await r.json() if t["type"] == "page")
+                async with session.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
+                    console: list[str] = []
+                    ids = iter(range(1, 1_000_000))
+                    answers: dict[int, asyncio.Future] = {}
+
+                    async def call(method: str, **params: object) -> dict:
+                        k = next(ids)
+                        answers[k] = asyncio.get_running_loop().create_future()
+                        await ws.send_str(json.dumps({"id": k, "method": method, "params": params}))
+                        return await answers[k]
+
+                    async def read() -> None:
+                        async for msg in ws:
+                            doc = json.loads(msg.data)
+                            if "id" in doc and doc["id"] in answers:
+                                answers.pop(doc["id"]).set_result(doc.get("result", {}))
+                            elif doc.get("method") == "Runtime.consoleAPICalled":
+                                console.append(f"{doc['params']['type']}: " + " ".join(str(a.get("value", a.get("description", ""))) for a in doc["params"]["args"]))
+                            elif doc.get("method") == "Runtime.exceptionThrown":
+                                console.append(f"exception: {doc['params']['exceptionDetails'].get('exception', {}).get('description', doc['params']['exceptionDetails'].get('text'))}")
+
+                    reader = asyncio.create_task(read())
+                    await call("Runtime.enable")
+                    await call("Page.enable")
+                    await call("Page.navigate", url=url)
+                    await asyncio.sleep(wait_s)
+                    got = await call("Runtime.evaluate", expression="document.documentElement.outerHTML", returnByValue=True)
+                    reader.cancel()
+                    return got["result"]["value"], console
+        finally:
+            proc.kill()
+            await proc.wait()

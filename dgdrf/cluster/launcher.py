@@ -54,6 +54,7 @@ class Cluster:
     host: str = "127.0.0.1"  # the bootstrap's address
     listen_host: str | None = None  # where the other nodes listen (default: host)
     verbose: bool = False  # nodes log at INFO (JSON lines in their log files)
+    dashboard: str | None = None  # HOST:PORT of the collector's live page (dgdrf/pages/dashboard.py)
     #: process name -> network namespace to run it in (``ip netns exec``), for tests
     #: across real interfaces; names are bootstrap, collector, gateway, server-i, user-i
     namespaces: dict[str, str] = field(default_factory=dict)
@@ -88,7 +89,7 @@ class Cluster:
         boot = f"{'https' if self.tls else 'http'}://{self.host}:{port}"
         listen = f"{self.listen_host or self.host}:0"
         self._spawn("bootstrap", ["--role", "bootstrap", "--listen", f"{self.host}:{port}", *self.run_args])
-        self._spawn("collector", ["--role", "collector", "--bootstrap", boot, "--listen", listen, "--json", str(result_json), "--quiet"])
+        self._spawn("collector", ["--role", "collector", "--bootstrap", boot, "--listen", listen, "--json", str(result_json), "--quiet", *(["--dashboard", self.dashboard] if self.dashboard else [])])
         self._spawn("gateway", ["--role", "gateway", "--bootstrap", boot, "--listen", listen])
         total = self.servers + self.users
         k = total if self.processes is None else max(2, min(self.processes, total))
@@ -141,9 +142,10 @@ class Cluster:
             return ""
 
 
-def cluster_up(run_args: list[str], servers: int, users: int, processes: int | None, timeout: float, token: str | None = None, batching: bool = True, tls: bool = True) -> tuple[int, dict[str, Any] | None, Cluster]:
-    """Run a cluster to its end: (exit status, result or None, the cluster's record)."""
-    cluster = Cluster(run_args, servers, users, processes, token, batching, tls)
+def cluster_up(run_args: list[str], servers: int, users: int, processes: int | None, timeout: float, token: str | None = None, batching: bool = True, tls: bool = True, dashboard: str | None = None) -> tuple[int, dict[str, Any] | None, Cluster]:
+    """Run a cluster to its end: (exit status, result or None, the cluster's record);
+    ``dashboard``: HOST:PORT where the collector serves the run's live page."""
+    cluster = Cluster(run_args, servers, users, processes, token, batching, tls, dashboard=dashboard)
     result_json = cluster.logs / "result.json"
     try:
         cluster.start(result_json)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import json
+import math
 import os
 import signal
 import sys
@@ -45,7 +46,7 @@ from dgdrf.nodes.protocol import MemberDown, MemberUp
 from dgdrf.nodes.stop_rules import StopRules
 from dgdrf.runtime.actor import Actor
 from dgdrf.runtime.clock import AsyncioClock
-from dgdrf.runtime.net import SHUTDOWN_ROLES, NetTransport
+from dgdrf.runtime.net import SHUTDOWN_ROLES, STATS_ROLES, NetTransport
 from dgdrf.runtime.roles import BOOTSTRAP as BOOTSTRAP_ROLE, MEMBER_ROLES
 from dgdrf.runtime.process import die_with_parent
 from dgdrf.runtime.reporting import RemoteReporter, Report
@@ -81,6 +82,7 @@ class NodeOptions:
     batching: bool = True
     json_out: Path | None = None  # collector: where to write the result
     quiet: bool = False  # collector: no table on stdout
+    dashboard: str | None = None  # collector: HOST:PORT of its live page (dgdrf/pages/dashboard.py)
     die_with_parent: bool = False
     # bootstrap only
     scenario: Scenario | None = None
@@ -102,10 +104,14 @@ class CollectorActor(Actor):
         self.members_down: dict[str, int] = {}  # role -> actors declared down
         self.members_up = 0  # servers that joined the run
         self.dead_servers: set[str] = set()
+        #: for the dashboard: each member's last report (time, kind), and when members went down
+        self.last_report: dict[str, tuple[float, str]] = {}
+        self.down_at: dict[str, float] = {}
         self.fatal: str | None = None
         self.fatal_at = float("inf")
 
     def on_Report(self, src: str, msg: Report) -> None:
+        self.last_report[src] = (self.now(), msg.kind if msg.kind in REPORT_KINDS else "?")
         if msg.kind not in REPORT_KINDS:  # a forged kind would add a key to the result's events
             if self.reject is not None:
                 self.reject("unknown_report_kind", f"{src} reported {msg.kind[:60]!r}")
@@ -122,6 +128,7 @@ class CollectorActor(Actor):
     def on_MemberDown(self, src: str, msg: MemberDown) -> None:
         gone = list(msg.addresses)
         for a in gone:
+            self.down_at.setdefault(a, self.now())
             role = self.member_roles.get(a, "unknown")
             self.members_down[role] = self.members_down.get(role, 0) + 1
         if self.fatal is None and GATEWAY in gone:
@@ -142,15 +149,51 @@ class CollectorActor(Actor):
         self.collector.admit_servers([msg.spec()], self.now())
 
 
-def _split(listen: str) -> tuple[str, int]:
+def _split(listen: str, flag: str = "--listen") -> tuple[str, int]:
     host, _, port = listen.rpartition(":")
     if not host or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise ConfigError(f"--listen must be HOST:PORT, got {listen!r}")
+        raise ConfigError(f"{flag} must be HOST:PORT, got {listen!r}")
     return host, int(port)
 
 
 def _loopback(host: str) -> bool:
     return host in ("localhost", "::1", "[::1]") or host.startswith("127.")
+
+
+def check_dashboard(opts: NodeOptions) -> tuple[str, int] | None:
+    """Where the collector's dashboard listens, or None; refuses beyond loopback without
+    keys (it would show the run to anyone who reaches it), and on a node that is not the
+    collector. Raises :class:`ConfigError` before anything is started."""
+    if opts.dashboard is None:
+        return None
+    if opts.role != "collector":
+        raise ConfigError(f"--dashboard: only the collector serves the dashboard; this node is a {opts.role}")
+    host, port = _split(opts.dashboard, "--dashboard")
+    if not _loopback(host) and opts.keys is None:
+        raise ConfigError(f"--dashboard: refusing to serve the dashboard on {opts.dashboard} without TLS: beyond loopback it needs the cluster's keys (--keys DIR), and then serves HTTPS to certificates of the cluster's CA")
+    return host, port
+
+
+def overlay_state(actors: Any) -> dict[str, dict[str, Any]]:
+    """The overlay of the servers this process hosts, for the dashboard: each one's
+    utility, view (its gradient view, else its Cyclon view) and whether it believes it is
+    the centre (eq. 3.11). Read between events; it changes nothing."""
+    from dgdrf.nodes.server import Server
+    from dgdrf.overlay.cyclon import Cyclon
+    from dgdrf.overlay.gradient import GradientBase
+
+    out: dict[str, dict[str, Any]] = {}
+    for actor in actors:
+        if not isinstance(actor, Server):
+            continue
+        gradient = next((r for r in actor.roles if isinstance(r, GradientBase)), None)
+        cyclon = next((r for r in actor.roles if isinstance(r, Cyclon)), None)
+        if gradient is not None:
+            u = float(gradient.utility())
+            out[actor.address] = {"utility": u if math.isfinite(u) else -1.0, "view": list(gradient.view), "centre": bool(gradient.is_centre()), "kind": "gradient view"}
+        else:
+            out[actor.address] = {"utility": 1.0 - actor.load(), "view": list(cyclon.view) if cyclon is not None else [], "centre": False, "kind": "Cyclon view" if cyclon is not None else "no overlay (utility: free CPU)"}
+    return out
 
 
 def node_tls(opts: NodeOptions) -> tuple[Any, str | None]:
@@ -184,6 +227,7 @@ async def run_node(opts: NodeOptions) -> int:
         loop.add_signal_handler(sig, stop.set)
     host, port = _split(opts.listen)
     tls, name = node_tls(opts)
+    dashboard_at = check_dashboard(opts)
     clock = AsyncioClock(loop)
     transport = NetTransport("", clock, token=opts.token, batching=opts.batching, tls=tls)
 
@@ -214,6 +258,13 @@ async def run_node(opts: NodeOptions) -> int:
         return web.json_response({"ok": True})
 
     transport.app.router.add_post("/members", members)
+
+    async def overlay(request: web.Request) -> web.Response:
+        """The overlay of the servers hosted here, for the collector's dashboard."""
+        denied = transport.authorise(request, STATS_ROLES)
+        return denied or web.json_response(overlay_state(transport.actors.values()))
+
+    transport.app.router.add_get("/overlay", overlay)
     membership: Membership | None = None
     if opts.role == "bootstrap":
         assert opts.scenario is not None and opts.config is not None
@@ -231,6 +282,7 @@ async def run_node(opts: NodeOptions) -> int:
     if membership is not None:
         membership.session = session
     result_task: asyncio.Task | None = None
+    dashboard: Any = None
     status = 0
     try:
         if membership is not None:
@@ -304,6 +356,8 @@ async def run_node(opts: NodeOptions) -> int:
         deadline = loop.call_later(max(0.0, cluster["epoch"] - time.time()) + config.max_time + DEADLINE_GRACE_S, on_deadline)
         if collector is not None:
             assert collector_actor is not None  # made with the collector
+            if dashboard_at is not None:
+                dashboard = await _start_dashboard(dashboard_at, collector, collector_actor, scenario, config, policy.allocation_start, clock, transport, session, opts)
             result_task = loop.create_task(_collect(collector, collector_actor, scenario, config, policy.allocation_start, clock, transport, session, opts, stop, ending))
         await stop.wait()
         heartbeat.cancel()
@@ -316,9 +370,47 @@ async def run_node(opts: NodeOptions) -> int:
     finally:
         if result_task is not None and not result_task.done():
             result_task.cancel()
+        if dashboard is not None:
+            await dashboard.close()
         await session.close()
         await transport.close()
     return status
+
+
+async def _start_dashboard(at: tuple[str, int], collector: Collector, actor: CollectorActor, scenario: Scenario, config: RunConfig, start: float, clock: AsyncioClock, transport: NetTransport, session: aiohttp.ClientSession, opts: NodeOptions) -> Any:
+    """Serve the collector's live dashboard (dgdrf/pages/dashboard.py) at ``at``: plain
+    HTTP on loopback, HTTPS with the collector's certificate beyond it (mutual TLS: the
+    browser shows a certificate of the cluster's CA)."""
+    from dgdrf.pages.dashboard import Dashboard, loopback
+
+    async def poll() -> dict[str, Any]:
+        """Every process's message counts and overlay (the instrument's requests)."""
+        urls = sorted(set(transport.directory.values()))
+        stats = await asyncio.gather(*(_get_json(session, u + "/stats", quiet=True) for u in urls))
+        overlays = await asyncio.gather(*(_get_json(session, u + "/overlay", quiet=True) for u in urls))
+        gathered = MessageStats()
+        for doc in stats:
+            if doc is not None:
+                for tag in range(256):
+                    gathered.count[tag] += doc["messages"]["count"][tag]
+        merged: dict[str, Any] = {}
+        for doc in overlays:
+            merged.update(doc or {})
+        return {"messages": {k: v["count"] for k, v in gathered.by_type().items()}, "overlay": merged}
+
+    host, port = at
+    tls = None
+    if not loopback(host):
+        assert opts.keys is not None  # check_dashboard refused it otherwise
+        tls = Credentials.from_dir(opts.keys, opts.key_name or opts.role).server_context()
+    dashboard = Dashboard(collector, actor, scenario, config, clock.now, start, poll)
+    try:
+        url = await dashboard.start(host, port, tls)
+    except OSError as exc:
+        raise ConfigError(f"--dashboard: cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    print(f"dgdrf node: dashboard at {url}", file=sys.stderr, flush=True)
+    log.warning("dashboard", url=url)
+    return dashboard
 
 
 async def _wait_or_stop(aw: Any, stop: asyncio.Event) -> None:
@@ -487,15 +579,17 @@ async def _collect(collector: Collector, actor: CollectorActor, scenario: Scenar
     return 1 if result["invariant_violations"] or reason in FATAL_STOPS else 0
 
 
-async def _get_json(session: aiohttp.ClientSession, url: str) -> dict[str, Any] | None:
-    """A node's JSON answer, or None (logged: a process gone, or one that refused us)."""
+async def _get_json(session: aiohttp.ClientSession, url: str, quiet: bool = False) -> dict[str, Any] | None:
+    """A node's JSON answer, or None (logged: a process gone, or one that refused us;
+    ``quiet``: at info level, the dashboard's polls)."""
+    warn = log.info if quiet else log.warning
     try:
         async with session.get(url, timeout=aiohttp.ClientTimeout(total=3.0)) as r:
             if r.status == 200:
                 return await r.json()
-            log.warning("no answer", url=url, status=r.status)
+            warn("no answer", url=url, status=r.status)
     except (aiohttp.ClientError, OSError, asyncio.TimeoutError, json.JSONDecodeError) as exc:
-        log.warning("no answer", url=url, error=f"{type(exc).__name__}: {exc}")
+        warn("no answer", url=url, error=f"{type(exc).__name__}: {exc}")
     return None
 
 
