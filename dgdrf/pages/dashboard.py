@@ -21,6 +21,7 @@ as every node asks of its peers; without keys it refuses to start.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import html
 import json
 import logging
@@ -117,7 +118,7 @@ class Dashboard:
         record = self.record
         out = {
             "shares": figures.shares(record), "utilisation": figures.utilisation(record),
-            "allocations": figures.allocations(record), "messages": figures.messages(record),
+            "allocations": figures.allocations(record), "messages": figures.messages(self._polled(record)),
         }  # fmt: skip
         utilities = {s: float(v.get("utility", 0.0)) for s, v in self.overlay.items()}
         views = {s: list(v.get("view", [])) for s, v in self.overlay.items()}
@@ -125,6 +126,14 @@ class Dashboard:
         what = next((v.get("kind") for v in self.overlay.values() if v.get("kind")), "no overlay")
         out["overlay"] = figures.overlay_graph(utilities or {s: 0.0 for s in record.servers}, views, centres, f"overlay: each server's {what}, servers by utility")
         return {name: json.loads(fig.to_json()) for name, fig in out.items()}
+
+    @staticmethod
+    def _polled(record: RunRecord) -> RunRecord:
+        """The samples at which the message counts changed (they come with each poll of
+        the processes, every :data:`POLL_S`, not with each sample): rates over the polls'
+        intervals, not spikes between flat ones."""
+        keep = [k for k in range(len(record.times)) if k == 0 or record.messages[k] != record.messages[k - 1]]
+        return dataclasses.replace(record, times=[record.times[k] for k in keep], messages=[record.messages[k] for k in keep])
 
     def members_table(self) -> str:
         """Every member with its role, whether it is up, and its last report."""
