@@ -30,7 +30,7 @@ from dgdrf.config import RunConfig
 from dgdrf.world import Crash, build
 
 SCENARIO = Path(__file__).resolve().parent.parent / "configs" / "google-gangs-100x20.toml"
-POLICIES = ("drf", "ddrf-random", "ddrf-gradient", "dgdrf", "pdgdrf", "dg-tsf", "pdg-tsf")
+POLICIES = ("drf", "probes", "ddrf-random", "ddrf-gradient", "dgdrf", "pdgdrf", "dg-tsf", "pdg-tsf", "d-psdsf")
 
 
 def gang_type(name: str) -> bool:
