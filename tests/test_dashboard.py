@@ -115,3 +115,42 @@ def test_only_the_collector_serves_a_dashboard(capsys):
 
 def test_a_bad_dashboard_address_is_a_one_line_error(capsys):
     assert_one_line_error(*cli(capsys, "cluster", "up", "--servers", "2", "--users", "1", "--dashboard", "nowhere")[::2], "--dashboard", "HOST:PORT")
+
+
+def test_beyond_loopback_the_dashboard_is_https_for_certificates_of_the_clusters_ca(tmp_path):
+    """A cluster with keys serves the dashboard beyond loopback as HTTPS with the
+    collector's certificate, to a client that shows a certificate of the cluster's CA
+    (the admin's); without one the handshake fails, and plain HTTP gets no answer."""
+    import ssl
+
+    servers = [{"id": f"s{i}", "capacity": [4.0, 4.0]} for i in range(1, 3)]
+    users = [{"id": "u1", "jobs": [{"id": "a", "demand": [1.0, 1.0], "tasks": 30, "duration": 1.0}]}]
+    path = tmp_path / "tls.json"
+    build_scenario(["cpu", "mem"], servers, users, name="tls-dash").write_json(path)
+    port = free_port("127.0.0.1")
+    cluster = Cluster(["--scenario", str(path), "--policy", "drf", "--tick", "0.05"], 2, 1, dashboard=f"0.0.0.0:{port}")
+    keys = cluster.keys
+
+    def get(cert: bool, scheme: str = "https") -> str:
+        ctx = ssl.create_default_context(cafile=str(keys / "ca.crt"))
+        ctx.check_hostname = False  # the cluster's certificates name members, not hosts
+        if cert:
+            ctx.load_cert_chain(keys / "admin.crt", keys / "admin.key")
+        with urllib.request.urlopen(f"{scheme}://127.0.0.1:{port}/state", timeout=3, context=ctx if scheme == "https" else None) as r:
+            return json.loads(r.read())["status"]
+
+    try:
+        cluster.start(cluster.logs / "result.json")
+        deadline, status = time.monotonic() + 60, None
+        while status is None and time.monotonic() < deadline:
+            try:
+                status = get(cert=True)
+            except OSError:
+                time.sleep(0.3)
+        assert status is not None and status.startswith("drf: "), cluster.tail("collector", 10)
+        for cert, scheme in ((False, "https"), (False, "http")):
+            with pytest.raises(OSError):
+                get(cert, scheme)
+        assert cluster.wait_collector(60) == 0
+    finally:
+        cluster.stop()
