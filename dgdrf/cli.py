@@ -179,6 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--dry-run", action="store_true", help="list the runs and what is already done, run nothing")
     sw.add_argument("--prune-stale", action="store_true", help="move the records made by code that has changed since (reports leave them out) to OUT/stale.jsonl.gz, run nothing")
     sw.add_argument("--quiet", action="store_true", help="no progress bar")
+    sw.add_argument("--html", action="store_true", help="also each run's page, in OUT/pages/KEY.html (dgdrf run --html's; a click on the run's point in report.html opens it)")
 
     rp = sub.add_parser("report", help="figures (PNG) and a markdown summary of a sweep's results")
     rp.add_argument("results_dir", type=Path, nargs="+", metavar="RESULTS_DIR", help="directories written by dgdrf sweep (several are merged into one report)")
@@ -748,7 +749,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         ok = sum(status.get(r.key) == "ok" for r in runs)
         print(f"{spec.name}: {len(runs)} runs, {ok} done, {sum(status.get(r.key) == 'error' for r in runs)} failed, {len(runs) - ok} to run")
         return 0
-    outcome = run_sweep(spec, out, workers=args.workers, retry_failed=args.retry_failed, timeout=args.timeout, progress=not args.quiet, limit=args.limit, scheduler=args.scheduler)
+    outcome = run_sweep(spec, out, workers=args.workers, retry_failed=args.retry_failed, timeout=args.timeout, progress=not args.quiet, limit=args.limit, scheduler=args.scheduler, html=args.html)
     ended = "".join(f", {n} {reason}" for reason, n in sorted(outcome.stops.items()))  # every end but saturation
     line = f"{spec.name}: {outcome.done} runs done in {outcome.wall_s:.1f} s ({outcome.failed} failed{ended}), {outcome.skipped} already recorded, {outcome.total} in the grid; results in {out}"
     print(line, file=sys.stderr)

@@ -180,3 +180,31 @@ def test_a_sweep_reports_page_draws_its_figures_in_chromium(tmp_path):
     drawn = drawn_figures(dom)
     assert sum(len(v) for v in drawn.values()) == len(figures) and all(all(v) for v in drawn.values())
     assert {"min-share", "gini", "error-ratio"} <= set(drawn) and console == []
+
+
+def test_a_sweeps_run_pages_open_from_its_reports_points(tmp_path):
+    """``dgdrf sweep --html`` writes each run's page in OUT/pages/KEY.html (not into the
+    records), and ``dgdrf report --html`` marks each run behind a figure's points: hover
+    names its policy, neighbours, seed and data set, and its link (the customdata a
+    click opens) is its page."""
+    sweep = tmp_path / "tiny.toml"
+    sweep.write_text('[sweep]\nname = "tiny"\npolicies = ["drf", "dgdrf"]\nneighbors = [2, 4]\nseeds = [1]\nservers = [12]\nusers = [4]\n')
+    out = tmp_path / "out"
+    from dgdrf.cli import main
+
+    assert main(["sweep", str(sweep), "--out", str(out), "--html", "--quiet", "--workers", "2"]) == 0
+    pages = sorted(p.name for p in (out / "pages").iterdir())
+    records = [json.loads(line) for line in __import__("gzip").open(out / "results.jsonl.gz", "rt")]
+    assert pages == sorted(f"{r['key']}.html" for r in records) and len(pages) == 3  # drf's one run stands at every P
+    assert all("page" not in r for r in records)
+    assert main(["report", str(out), "--html"]) == 0
+    text = (out / "report.html").read_text(encoding="utf-8")
+    figures = json.loads(text.split("const FIGURES = ", 1)[1].split(";\n", 1)[0])
+    marks = [t for f in figures for t in f["data"] if t.get("name", "").startswith("runs")]
+    assert marks and all(len(t["customdata"]) == 4 for t in marks)  # drf's run at P = 2 and 4, dgdrf's two
+    assert {c for t in marks for c in t["customdata"]} == {f"pages/{p}" for p in pages}
+    assert all("policy" in s and "seed 1" in s for t in marks for s in t["text"])
+    dom, console = dump_dom(out / "report.html")
+    assert all(all(v) for v in drawn_figures(dom).values()) and console == []
+    run_dom, run_console = dump_dom(out / "pages" / pages[0])
+    assert drawn_figures(run_dom)["shares"] == [True] and run_console == []

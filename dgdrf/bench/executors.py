@@ -27,6 +27,7 @@ import multiprocessing as mp
 import os
 import pickle
 import re
+import json
 import resource
 import signal
 import socket
@@ -57,8 +58,17 @@ def execute(run: RunSpec, scenario: Any = None) -> dict[str, Any]:
         p = run.params
         extra = {k: v for k, v in p.items() if k in run_parameters()}
         config = RunConfig.from_settings(scenario.settings, policy=p["policy"], neighbors=p["neighbors"], seed=p["seed"], **extra)
-        result = run_emulation(scenario, config).to_dict()
+        recorders = []
+        if run.page:
+            from dgdrf.pages.recorder import RunRecorder
+
+            recorders.append(RunRecorder())
+        result = run_emulation(scenario, config, observers=recorders).to_dict()
         rec: dict[str, Any] = {"status": "ok", "result": result, "error": None}
+        if recorders and recorders[0].record is not None:
+            from dgdrf.pages.run_page import run_page
+
+            rec["page"] = run_page(scenario, [recorders[0].record], command=f"a run of a sweep: {run.key}, {json.dumps(p, sort_keys=True)}")
     except DgdrfError as exc:
         rec = {"status": "error", "result": None, "error": str(exc)}
     except Exception as exc:  # a bug: record it and let the sweep go on

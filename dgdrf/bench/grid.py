@@ -91,6 +91,9 @@ class RunSpec:
     params: dict[str, Any]
     dataset: Dataset
     cost: float = 1.0
+    #: also the run's page (``dgdrf sweep --html``; dgdrf/pages/run_page.py): it comes back
+    #: with the record, under ``page``, and is written beside the records, not into them
+    page: bool = False
 
 
 @dataclass

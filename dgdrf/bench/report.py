@@ -18,6 +18,7 @@ scenario mean and p95 JCT, makespan and fairness over time-averaged shares again
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from collections import defaultdict
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from dgdrf.bench.relations import Alternative
 from dgdrf.config import variant_labels
 from dgdrf.bench.staleness import REVISION_KEYS, is_stale, stale_because
 from dgdrf.bench.store import SWEEP_JSON, flat_row, read_records
+from dgdrf.bench.sweep import PAGES
 from dgdrf.errors import ConfigError
 from dgdrf.model.resources import natural_key
 from dgdrf.policies import POLICIES
@@ -331,6 +333,9 @@ class Report:
         #: also report.html: the figures drawn as PNGs, as interactive figures (by file name)
         self.html = html
         self.interactive: dict[str, list[dict[str, Any]]] = {}
+        #: per figure (file name), each run behind its points: where it lies, what names it
+        #: on hover, and its page if the sweep made one (``dgdrf sweep --html``)
+        self.run_points: dict[str, list[dict[str, Any]]] = {}
         by_key: dict[str, dict[str, Any]] = {}
         self.unreadable = 0
         self.manifests: list[dict[str, Any]] = []
@@ -366,6 +371,19 @@ class Report:
             self.interactive[name] = axes_figures(fig)
         self.figures.append(name)
         self.md.append(f"![{caption}]({name})\n\n*{caption}*\n")
+
+    def note_runs(self, figure: str, rows: list[dict], x: str, y: str) -> None:
+        """The runs behind a figure's points, for its page: each at (its ``x``, its ``y``),
+        named by its policy, neighbours, seed, loss and data set, with the relative path
+        of its page where one was made (``dgdrf sweep --html``: DIR/pages/KEY.html)."""
+        points = self.run_points.setdefault(figure, [])
+        for r in rows:
+            key = r["_rec"]["key"]
+            page = next((d / PAGES / f"{key}.html" for d in self.dirs if (d / PAGES / f"{key}.html").exists()), None)
+            link = os.path.relpath(page, self.out) if page is not None else ""
+            params = r["_rec"]["params"]
+            name = ", ".join(f"{k} {params[k]}" for k in ("policy", "neighbors", "seed", "loss", "dataset") if k in params)
+            points.append({"x": r.get(x), "y": r.get(y), "text": f"{name}<br>{key}" + ("<br>click: its page" if link else ""), "link": link})
 
     def seeds_note(self, rows: list[dict]) -> str:
         seeds = self.runs.values("seed", rows)
@@ -456,6 +474,8 @@ class Report:
                     st = [_stats([r[key] for r in grp if r["neighbors"] == x]) for x in xs]
                     med = [s[0] for s in st]
                     line = ax.plot(xs, med, marker="o", label=_series_label(gk[0], dict(zip(extra, gk[1:]))))[0]
+                    if self.html:
+                        self.note_runs(f"{key}_vs_neighbors_{dataset}.png", grp, "neighbors", key)
                     if len(self.runs.values("seed", grp)) > 1:
                         ax.fill_between(xs, [s[1] for s in st], [s[2] for s in st], alpha=0.15, color=line.get_color())
                 ax.set_xlabel("neighbours per server (gradient / overlay view size P)")
@@ -1185,7 +1205,7 @@ class Report:
         if self.html:
             from dgdrf.pages.report_page import report_page
 
-            (self.out / REPORT_HTML).write_text(report_page(text, self.interactive), encoding="utf-8")
+            (self.out / REPORT_HTML).write_text(report_page(text, self.interactive, self.run_points), encoding="utf-8")
         return path
 
 

@@ -12,6 +12,7 @@ read first).
 
 from __future__ import annotations
 
+import dataclasses
 import signal
 import threading
 import time
@@ -44,6 +45,10 @@ class SweepOutcome:
     out: Path = Path(".")
 
 
+#: the folder of a sweep's run pages (``dgdrf sweep --html``)
+PAGES = "pages"
+
+
 def run_sweep(
     spec: SweepSpec,
     out: Path,
@@ -55,6 +60,7 @@ def run_sweep(
     on_record: Callable[[dict[str, Any]], None] | None = None,
     scheduler: str | None = None,
     executor: Executor | None = None,
+    html: bool = False,
 ) -> SweepOutcome:
     """Run every run of ``spec`` not yet recorded in ``out``: on this machine with
     ``workers`` processes (default: all cores), or on the Dask cluster ``scheduler`` names
@@ -62,7 +68,8 @@ def run_sweep(
     results.jsonl.gz as runs finish; results.csv is rewritten at the end, also when
     interrupted (Ctrl-C stops the runs; finished runs stay recorded). ``limit``: start at
     most this many runs. A scheduler that cannot be reached, or whose workers run other
-    code, is a ConfigError before anything is written."""
+    code, is a ConfigError before anything is written. ``html``: each run's page too, in
+    ``out``/pages/KEY.html (what a click on its point in the report's page opens)."""
     out = Path(out)
     check_output_dir(out, spec)
     runs = spec.runs()
@@ -73,6 +80,8 @@ def run_sweep(
     outcome = SweepOutcome(total=len(runs), skipped=len(runs) - len(todo), out=out)
     if limit is not None:
         todo = todo[:limit]
+    if html:
+        todo = [dataclasses.replace(r, page=True) for r in todo]
     owned = executor is None
     runner = make_executor(workers, scheduler) if executor is None else executor  # connects (and may refuse) before anything is written
     out.mkdir(parents=True, exist_ok=True)
@@ -89,6 +98,10 @@ def run_sweep(
     try:
         with bar, RecordSink(out) as sink:
             for run, rec in finishing:
+                page = rec.pop("page", None)
+                if page is not None:
+                    (out / PAGES).mkdir(exist_ok=True)
+                    (out / PAGES / f"{run.key}.html").write_text(page, encoding="utf-8")
                 # what the staleness rules read: the policy's behaviour fingerprint, the revisions of the paths only some runs take
                 made_by = {**prov, **marks(run.params)}
                 rec = {"key": run.key, "sweep": spec.name, "params": run.params, **rec, "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "provenance": made_by}

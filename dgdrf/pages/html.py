@@ -111,7 +111,12 @@ def page(title: str, sections: Sequence[tuple[str, Sequence[Item]]], intro: str 
     draw = (
         "const CONFIG = " + _script_json(CONFIG) + ";\n"
         "const FIGURES = " + _script_json(figures) + ";\n"
-        "for (const f of FIGURES) { Plotly.newPlot(f.id, f.data, f.layout, CONFIG); }\n"
+        "for (const f of FIGURES) {\n"
+        "  Plotly.newPlot(f.id, f.data, f.layout, CONFIG).then((el) => el.on('plotly_click', (ev) => {\n"
+        "    const target = ev.points && ev.points[0] ? ev.points[0].customdata : null;  // a point that is a run with a page\n"
+        "    if (typeof target === 'string' && target) window.open(target, '_blank');\n"
+        "  }));\n"
+        "}\n"
     )
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

@@ -18,9 +18,11 @@ from dgdrf.pages.html import Block, Figure, Item, check_size, page
 _IMAGE = re.compile(r'<p><img alt="([^"]*)" src="([^"]+\.png)"\s*/?></p>')
 
 
-def report_page(report_md: str, interactive: Mapping[str, Sequence[dict[str, Any]]]) -> str:
+def report_page(report_md: str, interactive: Mapping[str, Sequence[dict[str, Any]]], runs: Mapping[str, Sequence[dict[str, Any]]] | None = None) -> str:
     """The page of ``report_md`` whose images are the figures ``interactive`` holds by
-    file name (an image it does not hold stays out, its caption kept)."""
+    file name (an image it does not hold stays out, its caption kept); ``runs``: by file
+    name, the runs behind a figure's points (x, y, text, link), drawn as small marks that
+    name their run on hover and open its page on a click where it has one."""
     body = markdown.markdown(report_md, extensions=["tables"])
     title_match = re.search(r"<h1>(.*?)</h1>", body)
     title = re.sub(r"<[^>]+>", "", title_match.group(1)) if title_match else "Sweep report"
@@ -31,6 +33,9 @@ def report_page(report_md: str, interactive: Mapping[str, Sequence[dict[str, Any
     for m in _IMAGE.finditer(body):
         items.append(Block(body[at:m.start()]))
         for k, fig in enumerate(interactive.get(m.group(2), [])):
+            points = (runs or {}).get(m.group(2)) if k == 0 else None
+            if points:
+                fig = {**fig, "data": [*fig["data"], _run_marks(points)]}
             items.append(Figure(_figure_name(m.group(2)), fig, f"{m.group(2)}" + (f" [{k + 1}]" if k else "")))
         at = m.end()
     items.append(Block(body[at:]))
@@ -38,6 +43,16 @@ def report_page(report_md: str, interactive: Mapping[str, Sequence[dict[str, Any
     text = page(title, [("", items)], intro)
     check_size(text, "dgdrf report --html")
     return text
+
+
+def _run_marks(points: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One trace of a mark per run: hover names it, a click opens its page (its
+    ``customdata``, a relative path, where there is one: dgdrf/pages/html.py)."""
+    return {
+        "type": "scatter", "mode": "markers", "name": "runs (hover: which; click: its page)", "x": [p["x"] for p in points], "y": [p["y"] for p in points],
+        "text": [p["text"] for p in points], "customdata": [p["link"] for p in points], "hovertemplate": "%{text}<br>%{y:.4g}<extra></extra>",
+        "marker": {"size": 5, "color": "rgba(60,60,60,0.45)"},
+    }  # fmt: skip
 
 
 def _figure_name(png: str) -> str:
