@@ -697,10 +697,9 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     if "--policy" not in words:
         words += ["--policy", config.policy]
     if args.dashboard is not None:
-        from dgdrf.cluster.node import _split
-        from dgdrf.pages.dashboard import loopback
+        from dgdrf.cluster.node import host_port, loopback
 
-        host, port = _split(args.dashboard, "--dashboard")
+        host, port = host_port(args.dashboard, "--dashboard")
         if not loopback(host) and args.insecure:
             raise ConfigError(f"--dashboard: refusing to serve the dashboard on {args.dashboard} without TLS (--insecure): beyond loopback it serves HTTPS with the cluster's keys")
         print(f"dgdrf cluster: dashboard at {'http' if loopback(host) else 'https'}://{args.dashboard}/" if port else "dgdrf cluster: dashboard on a free port: the collector's log says which", file=sys.stderr, flush=True)

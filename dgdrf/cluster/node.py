@@ -149,14 +149,16 @@ class CollectorActor(Actor):
         self.collector.admit_servers([msg.spec()], self.now())
 
 
-def _split(listen: str, flag: str = "--listen") -> tuple[str, int]:
+def host_port(listen: str, flag: str = "--listen") -> tuple[str, int]:
     host, _, port = listen.rpartition(":")
     if not host or not port.isdigit() or not 0 <= int(port) <= 65535:
         raise ConfigError(f"{flag} must be HOST:PORT, got {listen!r}")
     return host, int(port)
 
 
-def _loopback(host: str) -> bool:
+def loopback(host: str) -> bool:
+    """Whether ``host`` is this machine's loopback (where a node, or the dashboard, may
+    listen without keys)."""
     return host in ("localhost", "::1", "[::1]") or host.startswith("127.")
 
 
@@ -168,8 +170,8 @@ def check_dashboard(opts: NodeOptions) -> tuple[str, int] | None:
         return None
     if opts.role != "collector":
         raise ConfigError(f"--dashboard: only the collector serves the dashboard; this node is a {opts.role}")
-    host, port = _split(opts.dashboard, "--dashboard")
-    if not _loopback(host) and opts.keys is None:
+    host, port = host_port(opts.dashboard, "--dashboard")
+    if not loopback(host) and opts.keys is None:
         raise ConfigError(f"--dashboard: refusing to serve the dashboard on {opts.dashboard} without TLS: beyond loopback it needs the cluster's keys (--keys DIR), and then serves HTTPS to certificates of the cluster's CA")
     return host, port
 
@@ -201,9 +203,9 @@ def node_tls(opts: NodeOptions) -> tuple[Any, str | None]:
     name, or (None, None); refuses to listen beyond loopback without them unless
     ``--insecure`` (anyone who reaches the port could then act as any member). Raises
     :class:`ConfigError` saying what is wrong, before anything is started."""
-    host, _ = _split(opts.listen)
+    host, _ = host_port(opts.listen)
     if opts.keys is None:
-        if not _loopback(host) and not opts.insecure:
+        if not loopback(host) and not opts.insecure:
             raise ConfigError(
                 f"refusing to listen on {opts.listen} without credentials: anyone who reaches it could act as any cluster member"
                 f"{' (a shared --token does not say which member is which)' if opts.token else ''}. "
@@ -225,7 +227,7 @@ async def run_node(opts: NodeOptions) -> int:
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    host, port = _split(opts.listen)
+    host, port = host_port(opts.listen)
     tls, name = node_tls(opts)
     dashboard_at = check_dashboard(opts)
     clock = AsyncioClock(loop)
@@ -381,7 +383,7 @@ async def _start_dashboard(at: tuple[str, int], collector: Collector, actor: Col
     """Serve the collector's live dashboard (dgdrf/pages/dashboard.py) at ``at``: plain
     HTTP on loopback, HTTPS with the collector's certificate beyond it (mutual TLS: the
     browser shows a certificate of the cluster's CA)."""
-    from dgdrf.pages.dashboard import Dashboard, loopback
+    from dgdrf.pages.dashboard import Dashboard
 
     async def poll() -> dict[str, Any]:
         """Every process's message counts and overlay (the instrument's requests)."""

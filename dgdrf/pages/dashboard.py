@@ -48,10 +48,6 @@ POLL_S = 2.0
 Poll = Callable[[], Awaitable[dict[str, Any]]]
 
 
-def loopback(host: str) -> bool:
-    return host in ("localhost", "::1", "[::1]") or host.startswith("127.")
-
-
 class Dashboard:
     """The live state of a run, and the aiohttp app that serves it. ``collector`` is the
     run's Collector, ``members`` the collector actor (its members' roles, last reports and

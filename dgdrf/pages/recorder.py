@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -50,12 +50,6 @@ class RunRecord:
     messages: list[dict[str, int]] = field(default_factory=list)
     placements: dict[str, dict[str, int]] = field(default_factory=dict)
     result: RunResult | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The series as JSON-able data (the result as its ``--json`` document)."""
-        doc = {k: getattr(self, k) for k in ("policy", "share_name", "users", "servers", "resources", "tick_s", "times", "shares", "utilisation", "allocations", "messages", "placements")}
-        doc["result"] = self.result.to_dict() if self.result is not None else None
-        return doc
 
 
 class RunRecorder(Observer):
