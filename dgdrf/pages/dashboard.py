@@ -28,12 +28,11 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-import numpy as np
 from aiohttp import web
 
 from dgdrf.pages import figures
 from dgdrf.pages.html import Block, Figure, Item, page, table
-from dgdrf.pages.recorder import MAX_SAMPLES, RunRecord
+from dgdrf.pages.recorder import MAX_SAMPLES, RunRecord, sample, thin
 
 log = logging.getLogger(__name__)
 
@@ -79,18 +78,9 @@ class Dashboard:
         t = self.now() - self.t0
         if t < 0:
             return
-        record, ledger = self.record, self.collector.ledger
-        record.times.append(t)
-        record.shares.append([float(x) for x in self.collector.shares()])
-        cap, used = ledger.capacity.sum(axis=0), ledger.used.sum(axis=0)
-        record.utilisation.append([float(x) for x in np.where(cap > 0, used / np.where(cap > 0, cap, 1.0), 0.0)])
-        record.allocations.append(len(self.collector.allocations))
-        record.messages.append(dict(self.messages))
-        if len(record.times) > MAX_SAMPLES:
-            keep = list(range(0, len(record.times) - 1, 2)) + [len(record.times) - 1]
-            for name in ("times", "shares", "utilisation", "allocations", "messages"):
-                series = getattr(record, name)
-                setattr(record, name, [series[i] for i in keep])
+        sample(self.record, t, self.collector, self.messages)
+        if len(self.record.times) > MAX_SAMPLES:
+            thin(self.record)
             self.period *= 2
 
     async def _sampling(self) -> None:

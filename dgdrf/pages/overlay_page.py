@@ -13,6 +13,7 @@ cluster's overlay on its dashboard (dgdrf/pages/figures.py :func:`overlay_graph`
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -81,7 +82,7 @@ def overlay_page(result: Any, snapshots: Sequence[OverlaySnapshot], command: str
         '<p class="note">Nodes sit by utility, the highest in the middle; an edge goes from a node to each entry of its '
         + what + ("; a star marks each node that believes itself the centre (eq. 3.11)" if protocol == "gradient" else "")
         + ". Hover a node for its id, utility and view."
-        + (f" <code>{_escape(command)}</code>" if command else "") + "</p>"
+        + (f" <code>{html.escape(command)}</code>" if command else "") + "</p>"
     )
     text = page(title, sections, intro)
     check_size(text, "--html")
@@ -95,8 +96,3 @@ def _fmt(v: Any) -> str:
         return f"{v:.4g}"
     return str(v)
 
-
-def _escape(text: str) -> str:
-    import html
-
-    return html.escape(text)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -85,13 +85,8 @@ class RunRecorder(Observer):
         world.clock.call_later(self.period, self._sample, world)
 
     def _thin(self) -> None:
-        """Keep every other sample (the first and the newest kept) and double the period."""
-        record = self.record
-        assert record is not None
-        keep = list(range(0, len(record.times) - 1, 2)) + [len(record.times) - 1]
-        for name in ("times", "shares", "utilisation", "allocations", "messages"):
-            series = getattr(record, name)
-            setattr(record, name, [series[i] for i in keep])
+        assert self.record is not None
+        thin(self.record)
         self.period *= 2
 
     def allocated(self, world: World, allocation: AllocationRecord) -> None:
@@ -116,13 +111,27 @@ class RunRecorder(Observer):
             self._sample_now(world)
 
     def _sample_now(self, world: World) -> None:
-        record = self.record
-        assert record is not None
-        collector, ledger = world.collector, world.collector.ledger
-        record.times.append(world.clock.now() - world.start)
-        record.shares.append([float(x) for x in collector.shares()])
-        cap = ledger.capacity.sum(axis=0)
-        used = ledger.used.sum(axis=0)
-        record.utilisation.append([float(x) for x in np.where(cap > 0, used / np.where(cap > 0, cap, 1.0), 0.0)])
-        record.allocations.append(len(collector.allocations))
-        record.messages.append({k: v["count"] for k, v in world.transport.stats.by_type().items()})
+        assert self.record is not None
+        sample(self.record, world.clock.now() - world.start, world.collector, {k: v["count"] for k, v in world.transport.stats.by_type().items()})
+
+
+def sample(record: RunRecord, t: float, collector: Any, messages: dict[str, int]) -> None:
+    """Append to ``record`` the collector's state at ``t`` (seconds from the start of
+    allocation): shares under its notion, utilisation, allocations so far, and the
+    message totals by type (``messages``: the transport's here; a cluster's, gathered)."""
+    ledger = collector.ledger
+    record.times.append(t)
+    record.shares.append([float(x) for x in collector.shares()])
+    cap, used = ledger.capacity.sum(axis=0), ledger.used.sum(axis=0)
+    record.utilisation.append([float(x) for x in np.where(cap > 0, used / np.where(cap > 0, cap, 1.0), 0.0)])
+    record.allocations.append(len(collector.allocations))
+    record.messages.append(dict(messages))
+
+
+def thin(record: RunRecord) -> None:
+    """Keep every other sample (the first and the newest kept): the caller doubles its
+    period. Counts are running totals, so nothing is lost but resolution."""
+    keep = list(range(0, len(record.times) - 1, 2)) + [len(record.times) - 1]
+    for name in ("times", "shares", "utilisation", "allocations", "messages"):
+        series = getattr(record, name)
+        setattr(record, name, [series[i] for i in keep])

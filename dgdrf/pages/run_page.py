@@ -9,6 +9,7 @@ fairness audit's verdicts (dgdrf/auditing.py) where the run has them.
 
 from __future__ import annotations
 
+import html
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -85,7 +86,7 @@ def run_page(scenario: Scenario, records: Sequence[RunRecord], command: str = ""
         ("Placements", heat),
         ("Fairness audit", _audit_table(results)),
     ]
-    intro = f'<p class="note">{len(records)} run(s) of {scenario.name}' + (f": <code>{_escape(command)}</code>" if command else "") + ". Hover a point for its values; click a legend entry to hide its series.</p>"
+    intro = f'<p class="note">{len(records)} run(s) of {scenario.name}' + (f": <code>{html.escape(command)}</code>" if command else "") + ". Hover a point for its values; click a legend entry to hide its series.</p>"
     text = page(title, sections, intro)
     check_size(text, "--html")
     return text
@@ -115,11 +116,6 @@ def _audit_table(results: Sequence[Any]) -> list[Item]:
         if envious:
             e = envious[0]
             notes.append(f"{r.policy}: {e['user']} envies {e['envies']} ({e['tasks']} tasks, {e['tasks_with_theirs']} with theirs)" + (f", and {len(envious) - 1} more" if len(envious) > 1 else ""))
-    note = "".join(f'<p class="note">{_escape(n)}</p>' for n in notes)
+    note = "".join(f'<p class="note">{html.escape(n)}</p>' for n in notes)
     return [table(["property of the final allocation", *[r.policy for r in audited]], rows, classes=classes), Block(note)]
 
-
-def _escape(text: str) -> str:
-    import html
-
-    return html.escape(text)
