@@ -439,12 +439,12 @@ def test_a_cluster_reserves_and_commits_jobs_of_parts_under_dgdrf(tmp_path):
     placed twice. (The emulation ends exactly where centralized DRF does, u2 5 whole jobs:
     tests/test_gangs.py; on the wall clock the gradient's order, and so the count, may
     differ: a try of u2's whose walk fails sits out a 10 s backoff, in which the others
-    can fill the standard and public-IP servers, and u2 ends with none (0 to 7 instances
+    can fill the standard and public-IP servers, and u2 ends with none (0 to 8 instances
     over runs). So the users competing for those servers come 1 s after u2 here, and
-    u2's first instance is placed before them. Even so, about 1 run in 10 (9 runs by
-    hand) ends with u2 at 0: its first try's walk, on empty servers, noted one part of
-    two in 11 hops (GangFound 1, GangRefused 1) and the try sat out its backoff while the
-    run saturated in 5.8 s; why the walk missed the other class's server is not known.)"""
+    u2's first instance is placed before them. Even so, 1 run in 10 ended with u2 at 0
+    (bench/results/cluster-example12-gangs.txt): its only try's walk noted no part in 13
+    hops and the try sat out its backoff while the run saturated; why the walk missed
+    the servers is not known.)"""
     from dgdrf.config import load_scenario
 
     doc = load_scenario(Path(__file__).resolve().parents[1] / "configs" / "tahir-example12.toml").to_dict()
