@@ -77,6 +77,7 @@ class JobTracker:
         heapq.heapify(self._arrivals)
         self._finishing = 0  # running tasks whose job's tasks end
         self.taken: dict[tuple[str, int], TaskRef] = {}  # (user, task id) -> the task taken under it, not yet started
+        self.last_submitted: dict[str, int] = {}  # user -> the highest task id reported submitted
         self.current: dict[str, int] = {}  # user -> the task id taken last and not started
         self.running: dict[tuple[str, int], RunningTask] = {}  # (user, task id) -> where it runs
         self.times: dict[tuple[str, int], _JobTimes] = {}
@@ -100,7 +101,7 @@ class JobTracker:
         #: tasks of instances that ended before all of the instance started: (instance,
         #: what is wrong), judged at the end (:meth:`parts_missing`): an instance lost
         #: with a server that went down did run in part, and is no violation
-        self._ended_early: list[tuple[tuple[str, int], str]] = []
+        self._ended_early: list[tuple[tuple[str, int], float, str]] = []  # (instance, the end, what)
         #: whether no server up can run a job (the owner's knowledge of the servers; None:
         #: every job can run, as the scenario's servers all can)
         self.unrunnable: Callable[[JobSpec], bool] | None = None
@@ -157,7 +158,10 @@ class JobTracker:
     # -- reports --------------------------------------------------------------------------
     def submitted(self, user: str, task_id: int, job: int, index: int) -> None:
         """``user`` took task ``index`` of its job ``job`` under ``task_id``."""
-        if user not in self.work or (user, task_id) in self.taken or (user, task_id) in self.running:
+        if user not in self.work:
+            return
+        self.last_submitted[user] = max(task_id, self.last_submitted.get(user, -1))
+        if (user, task_id) in self.taken or (user, task_id) in self.running:
             return
         work = self.work[user]
         if not 0 <= job < len(work.specs):
@@ -175,6 +179,13 @@ class JobTracker:
             self.instances[(user, task_id)] = _Instance(ref, parts, {}, set())
             for k in range(len(parts)):
                 self._member[(user, task_id + k)] = ((user, task_id), k)
+
+    def reported(self, user: str, task_id: int) -> bool:
+        """Whether the user's "submitted" of task ``task_id`` has come (a user's task ids
+        grow, and it reports each before the task can start; an instance's later tasks
+        come with its first). Until it has, a start of the task cannot be told apart from
+        a start of the user's other tasks."""
+        return task_id <= self.last_submitted.get(user, -1) or (user, task_id) in self._member
 
     def instance_started(self, user: str, task_id: int) -> bool:
         """Whether some task of the instance ``task_id`` belongs to has started."""
@@ -195,8 +206,9 @@ class JobTracker:
             return self._part_started(user, task_id, server, time)
         ref = self.taken.pop((user, task_id), None)
         if ref is None:
-            # its "submitted" report has not come (a network's reports from different
-            # processes may arrive out of order): the user's next task is the one it took
+            # its "submitted" report has not come and will not (the collector holds a start
+            # until it comes, nodes/collector.py, but its user went down): the user's next
+            # task is taken for it, a guess
             ref = self.work[user].take()
             if ref is None:
                 return None
@@ -275,7 +287,7 @@ class JobTracker:
                 return r, None  # a task of an instance lost with a server: no completion
             if len(inst.started) < inst.size:
                 spec = self.work[user].specs[r.ref.job]
-                self._ended_early.append((member[0], f"t={time:.6f}: instance {r.ref.index} of job {spec.id!r} of {user} ran with a part missing: task {task_id} ended before all {inst.size} of its tasks started"))
+                self._ended_early.append((member[0], time, f"t={time:.6f}: instance {r.ref.index} of job {spec.id!r} of {user} ran with a part missing: task {task_id} ended before all {inst.size} of its tasks started"))
                 return r, None
             if len(inst.ended) < inst.size:
                 return r, None  # the instance ends with its last task
@@ -299,7 +311,14 @@ class JobTracker:
     def parts_missing(self) -> list[str]:
         """Instances a task of which ended before all of them started, and that were not
         lost with a server (a gang that ran in part by the scheduler's doing)."""
-        return [what for base, what in self._ended_early if not self.instances[base].lost]
+        return [what for base, end, what in self._ended_early if not self.instances[base].lost and not self._started_whole_by(base, end)]
+
+    def _started_whole_by(self, base: tuple[str, int], time: float) -> bool:
+        """Whether every task of instance ``base`` had started by ``time`` (their reports'
+        times: over a network a start's report can come after an end's from another
+        server, so the order the reports came in does not tell)."""
+        inst = self.instances[base]
+        return len(inst.started) == inst.size and max(t for _, t in inst.started.values()) <= time
 
     def lost(self, user: str, task_id: int) -> RunningTask | None:
         """Task ``task_id`` of ``user`` will not finish (its server died): pending again.

@@ -173,6 +173,9 @@ class Collector:
         #: given back held, resource-seconds per resource
         self.reservations: dict[str, Any] = {"made": 0, "given_back": 0, "partial": 0, "held_resource_seconds": dict.fromkeys(self.scenario.resources, 0.0)}
         self._open: dict[str, set[int]] = {}  # user -> its tasks reported but not allocated
+        #: the starts and ends (allocated, finished, aborted) of tasks whose user's
+        #: "submitted" has not come yet: held until it does (:meth:`_held_back`)
+        self._early: dict[tuple[str, int], list[tuple[str, str, float, dict[str, Any]]]] = {}
         every = self.sample_every
         if every is None and self.scenario.finishing:
             every = DEFAULT_SAMPLE_EVERY_S
@@ -328,6 +331,31 @@ class Collector:
             self._advance(time)
             self.jobs.submitted(user, f["task_id"], int(f["job"]), int(f["index"]))
             self._follow(user)
+            if self._early:
+                self._release_early(user)
+
+    def _held_back(self, kind: str, source: str, time: float, f: dict[str, Any]) -> bool:
+        """Hold a report of a task's start or end that came before its user's "submitted"
+        (a network's reports from different processes arrive in any order; each process's
+        in its order): until that comes, which of the user's tasks it is cannot be known,
+        and taking the user's next task for it ran one task twice in the tracker's books
+        and another never. Not for a user gone (its report may never come), nor beyond
+        :data:`MAX_OPEN_TASKS_PER_USER` held for one user (forged reports)."""
+        user, task_id = f.get("user"), f.get("task_id")
+        if user not in self.jobs.work or user in self.jobs.users_down or not isinstance(task_id, int) or self.jobs.reported(user, task_id):
+            return False
+        if (user, task_id) not in self._early and sum(1 for u, _ in self._early if u == user) >= MAX_OPEN_TASKS_PER_USER:
+            return False
+        self._early.setdefault((user, task_id), []).append((kind, source, time, f))
+        return True
+
+    def _release_early(self, user: str, every: bool = False) -> None:
+        """Handle, in the order they came, ``user``'s reports held back whose task is now
+        known (``every``: all of them, as when the user went down)."""
+        ready = [key for key in self._early if key[0] == user and (every or self.jobs.reported(*key))]
+        for key in ready:
+            for kind, source, time, f in self._early.pop(key):
+                getattr(self, f"_on_{kind}")(source, time, f)
 
     def _on_held(self, server: str, time: float, f: dict[str, Any]) -> None:
         key = (f["user"], f["task_id"])
@@ -363,6 +391,8 @@ class Collector:
         self.accepted.setdefault((user, f["task_id"]), []).append(f["server"])
 
     def _on_allocated(self, server: str, time: float, f: dict[str, Any]) -> None:
+        if self._held_back("allocated", server, time, f):
+            return
         user, task_id = f["user"], f["task_id"]
         key = (user, task_id)
         ledger = self.ledger
@@ -394,9 +424,8 @@ class Collector:
         if self.on_allocation is not None:
             self.on_allocation(record)  # before the ledger counts it: the shares the record compares
         if tracked:
-            job = self.jobs.next_job(user)
             ref = self.jobs.started(user, task_id, server, time)
-            if ref is None or job is None:
+            if ref is None:
                 self.violations.append(f"t={time:.6f}: task {task_id} of {user} started on {server} with nothing of its pending")
                 ledger.allocate(u, s, check=False)
             else:
@@ -458,6 +487,8 @@ class Collector:
 
     def _on_finished(self, server: str, time: float, f: dict[str, Any]) -> None:
         """A task ended on ``server``: its resources are free again."""
+        if self._held_back("finished", server, time, f):
+            return
         user, task_id = f["user"], f["task_id"]
         if user not in self.jobs.work:
             self.violations.append(f"t={time:.6f}: task {task_id} of {user} ended on {server}, but {user}'s tasks never end")
@@ -522,6 +553,8 @@ class Collector:
         """A task of an instance its user lost was stopped on ``server`` (AbortTask): its
         resources are free. Usually its user's task_lost freed it first; one that
         started after that (its order on its way) is freed now."""
+        if self._held_back("aborted", server, time, f):
+            return
         self.counters["aborted"] = self.counters.get("aborted", 0) + 1
         user = f["user"]
         if user in self.jobs.work and (user, f["task_id"]) in self.jobs.running:
@@ -649,6 +682,7 @@ class Collector:
             if user in self.jobs.work:
                 self.jobs.withdraw(user, "its user went down", time)
                 self._follow(user, u)
+                self._release_early(user, every=True)  # their "submitted" may never come
             else:  # the thesis's user: it competes no more, its tasks stay
                 ledger.set_task(u, None)
             self.current.pop(user, None)
