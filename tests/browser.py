@@ -10,7 +10,7 @@ import pytest
 from dgdrf.pages import browser
 from dgdrf.pages.browser import drawn_figures
 
-__all__ = ["drawn_figures", "dump_dom", "live_dom", "screenshot"]
+__all__ = ["click_point", "drawn_figures", "dump_dom", "live_dom", "screenshot"]
 
 
 def _need() -> None:
@@ -31,3 +31,8 @@ def live_dom(url: str, wait_s: float) -> tuple[str, list[str]]:
 def screenshot(target: str | Path, out: Path, width: int = 1400, height: int = 2400) -> None:
     _need()
     browser.screenshot(target, out, width, height)
+
+
+def click_point(target: str | Path, figure: str, trace: str, point: int) -> tuple[list[str], list[str]]:
+    _need()
+    return browser.click_point(target, figure, trace, point)

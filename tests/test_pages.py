@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from browser import drawn_figures, dump_dom
+from browser import click_point, drawn_figures, dump_dom
 from dgdrf.config import RunConfig, load_scenario
 from dgdrf.emulation import run_emulation
 from dgdrf.pages.html import MAX_PAGE_BYTES, Figure, check_size, page
@@ -206,5 +206,9 @@ def test_a_sweeps_run_pages_open_from_its_reports_points(tmp_path):
     assert all("policy" in s and "seed 1" in s for t in marks for s in t["text"])
     dom, console = dump_dom(out / "report.html")
     assert all(all(v) for v in drawn_figures(dom).values()) and console == []
+    first = next(t for f in figures for t in f["data"] if t.get("name", "").startswith("runs"))  # the min-share figure's
+    for k, link in enumerate(first["customdata"]):  # a real click, with the mouse, on each mark
+        opened, click_console = click_point(out / "report.html", "min-share", "runs", k)
+        assert opened == [(out / link).resolve().as_uri()] and click_console == [], (k, opened, click_console)
     run_dom, run_console = dump_dom(out / "pages" / pages[0])
     assert drawn_figures(run_dom)["shares"] == [True] and run_console == []

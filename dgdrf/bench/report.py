@@ -372,18 +372,24 @@ class Report:
         self.figures.append(name)
         self.md.append(f"![{caption}]({name})\n\n*{caption}*\n")
 
-    def note_runs(self, figure: str, rows: list[dict], x: str, y: str) -> None:
-        """The runs behind a figure's points, for its page: each at (its ``x``, its ``y``),
-        named by its policy, neighbours, seed, loss and data set, with the relative path
-        of its page where one was made (``dgdrf sweep --html``: DIR/pages/KEY.html)."""
+    def note_runs(self, figure: str, rows: Iterable[dict], x: str | Callable[[dict], Any], y: str | Callable[[dict], Any], panel: int = 0) -> None:
+        """The runs behind a figure's points, for its page: each at (its ``x``, its ``y``:
+        a row's key, or a function of the row), in the figure's ``panel`` (its axes, in
+        order), named by its policy, neighbours, seed, loss and data set, with the
+        relative path of its page where one was made (``dgdrf sweep --html``:
+        DIR/pages/KEY.html). Only with ``html``."""
+        if not self.html:
+            return
         points = self.run_points.setdefault(figure, [])
+        xf = x if callable(x) else (lambda r, k=x: r.get(k))
+        yf = y if callable(y) else (lambda r, k=y: r.get(k))
         for r in rows:
             key = r["_rec"]["key"]
             page = next((d / PAGES / f"{key}.html" for d in self.dirs if (d / PAGES / f"{key}.html").exists()), None)
             link = os.path.relpath(page, self.out) if page is not None else ""
             params = r["_rec"]["params"]
             name = ", ".join(f"{k} {params[k]}" for k in ("policy", "neighbors", "seed", "loss", "dataset") if k in params)
-            points.append({"x": r.get(x), "y": r.get(y), "text": f"{name}<br>{key}" + ("<br>click: its page" if link else ""), "link": link})
+            points.append({"x": xf(r), "y": yf(r), "panel": panel, "text": f"{name}<br>{key}" + ("<br>click: its page" if link else ""), "link": link})
 
     def seeds_note(self, rows: list[dict]) -> str:
         seeds = self.runs.values("seed", rows)
@@ -474,8 +480,7 @@ class Report:
                     st = [_stats([r[key] for r in grp if r["neighbors"] == x]) for x in xs]
                     med = [s[0] for s in st]
                     line = ax.plot(xs, med, marker="o", label=_series_label(gk[0], dict(zip(extra, gk[1:]))))[0]
-                    if self.html:
-                        self.note_runs(f"{key}_vs_neighbors_{dataset}.png", grp, "neighbors", key)
+                    self.note_runs(f"{key}_vs_neighbors_{dataset}.png", grp, "neighbors", key)
                     if len(self.runs.values("seed", grp)) > 1:
                         ax.fill_between(xs, [s[1] for s in st], [s[2] for s in st], alpha=0.15, color=line.get_color())
                 ax.set_xlabel("neighbours per server (gradient / overlay view size P)")
@@ -568,8 +573,11 @@ class Report:
         panels = self.runs.values(pk, [r for r, _, _ in pairs])
         fig, axes = _figure(5.0, 3.8, len(panels))
         table = []
-        for ax, panel in zip(axes, panels):
+        slug = "users" if x_key == "users" else "gradient_rate"
+        for n, (ax, panel) in enumerate(zip(axes, panels)):
             sel = [(r, q, x) for r, q, x in pairs if r[pk] == panel]
+            ratio_at = {id(r): (x, q) for r, q, x in sel}
+            self.note_runs(f"runtime_ratio_vs_{slug}.png", [r for r, _, _ in sel], lambda r: ratio_at[id(r)][0], lambda r: ratio_at[id(r)][1], panel=n)
             series: dict[tuple, dict[float, list[float]]] = defaultdict(lambda: defaultdict(list))
             for r, q, x in sel:
                 series[(_variant(r), r["neighbors"])][x].append(q)
@@ -588,7 +596,6 @@ class Report:
             ax.set_title("\n".join(textwrap.wrap(f"{panel} {pk}, {self.seeds_note([r for r, _, _ in sel])}", 70)), fontsize=9)
             ax.grid(alpha=0.3)
             ax.legend(fontsize=7)
-        slug = "users" if x_key == "users" else "gradient_rate"
         self.md.append(f"## Run-time relative to drf against {x_label}\n")
         self.save(fig, f"runtime_ratio_vs_{slug}.png", f"run-time relative to centralized drf against {x_label} ({fig_ref}); dashed: equal to drf")
         self.md.append(f"| {pk} | policy | P | {x_label} | median ratio | seeds |\n|---|---|---|---|---|---|")
@@ -838,7 +845,8 @@ class Report:
         measures = (("wall_s", "wall seconds per run"), ("sim_per_wall", "simulated s per wall s"), ("messages_per_wall_s", "messages per wall second"), ("peak_rss_mb", "peak memory (MiB RSS)"))
         fig, axes = _figure(4.0, 3.4, len(measures))
         groups = self.runs.by(rows, ["policy", "users"])
-        for ax, (key, label) in zip(axes, measures):
+        for k, (ax, (key, label)) in enumerate(zip(axes, measures)):
+            self.note_runs("emulator_cost.png", rows, "servers", key, panel=k)
             for (policy, users), grp in sorted(groups.items(), key=lambda kv: (_policy_rank(kv[0][0]), kv[0][1])):
                 xs = self.runs.values("servers", grp)
                 ax.plot(xs, [_stats([r[key] for r in grp if r["servers"] == x])[0] for x in xs], marker="o", label=f"{policy}, {users} users")

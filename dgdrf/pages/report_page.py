@@ -21,8 +21,9 @@ _IMAGE = re.compile(r'<p><img alt="([^"]*)" src="([^"]+\.png)"\s*/?></p>')
 def report_page(report_md: str, interactive: Mapping[str, Sequence[dict[str, Any]]], runs: Mapping[str, Sequence[dict[str, Any]]] | None = None) -> str:
     """The page of ``report_md`` whose images are the figures ``interactive`` holds by
     file name (an image it does not hold stays out, its caption kept); ``runs``: by file
-    name, the runs behind a figure's points (x, y, text, link), drawn as small marks that
-    name their run on hover and open its page on a click where it has one."""
+    name, the runs behind a figure's points (x, y, text, link, and its panel: which
+    of the figure's axes), drawn as small marks that name their run on hover and open
+    its page on a click where it has one."""
     body = markdown.markdown(report_md, extensions=["tables"])
     title_match = re.search(r"<h1>(.*?)</h1>", body)
     title = re.sub(r"<[^>]+>", "", title_match.group(1)) if title_match else "Sweep report"
@@ -33,7 +34,7 @@ def report_page(report_md: str, interactive: Mapping[str, Sequence[dict[str, Any
     for m in _IMAGE.finditer(body):
         items.append(Block(body[at:m.start()]))
         for k, fig in enumerate(interactive.get(m.group(2), [])):
-            points = (runs or {}).get(m.group(2)) if k == 0 else None
+            points = [p for p in (runs or {}).get(m.group(2), ()) if p.get("panel", 0) == k]
             if points:
                 fig = {**fig, "data": [*fig["data"], _run_marks(points)]}
             items.append(Figure(_figure_name(m.group(2)), fig, f"{m.group(2)}" + (f" [{k + 1}]" if k else "")))
