@@ -175,7 +175,7 @@ class Collector:
         self._open: dict[str, set[int]] = {}  # user -> its tasks reported but not allocated
         #: the starts and ends (allocated, finished, aborted) of tasks whose user's
         #: "submitted" has not come yet: held until it does (:meth:`_held_back`)
-        self._early: dict[tuple[str, int], list[tuple[str, str, float, dict[str, Any]]]] = {}
+        self._early: dict[tuple[str, int], list[tuple[str, str, float, dict[str, Any], AllocationRecord | None]]] = {}
         every = self.sample_every
         if every is None and self.scenario.finishing:
             every = DEFAULT_SAMPLE_EVERY_S
@@ -346,7 +346,12 @@ class Collector:
             return False
         if (user, task_id) not in self._early and sum(1 for u, _ in self._early if u == user) >= MAX_OPEN_TASKS_PER_USER:
             return False
-        self._early.setdefault((user, task_id), []).append((kind, source, time, f))
+        judged = None  # a start is judged against the shares as they stand when it comes, as any other
+        u, s = self.ledger.user_index.get(user), self.ledger.server_index.get(source)
+        if kind == "allocated" and u is not None and s is not None:
+            self._advance(time)
+            judged = self._judged(user, task_id, source, time, u, s)
+        self._early.setdefault((user, task_id), []).append((kind, source, time, f, judged))
         return True
 
     def _release_early(self, user: str, every: bool = False) -> None:
@@ -354,8 +359,11 @@ class Collector:
         known (``every``: all of them, as when the user went down)."""
         ready = [key for key in self._early if key[0] == user and (every or self.jobs.reported(*key))]
         for key in ready:
-            for kind, source, time, f in self._early.pop(key):
-                getattr(self, f"_on_{kind}")(source, time, f)
+            for kind, source, time, f, judged in self._early.pop(key):
+                if kind == "allocated":
+                    self._on_allocated(source, time, f, judged)
+                else:
+                    getattr(self, f"_on_{kind}")(source, time, f)
 
     def _on_held(self, server: str, time: float, f: dict[str, Any]) -> None:
         key = (f["user"], f["task_id"])
@@ -390,7 +398,17 @@ class Collector:
             return
         self.accepted.setdefault((user, f["task_id"]), []).append(f["server"])
 
-    def _on_allocated(self, server: str, time: float, f: dict[str, Any]) -> None:
+    def _judged(self, user: str, task_id: int, server: str, time: float, u: int, s: int) -> AllocationRecord:
+        """An allocation to ``user`` (its index ``u``) on ``server`` (index ``s``) as it is
+        judged now: the user's share and the lowest share it competed with (thesis 5.3)."""
+        shares, eligible = self.judged_against(s)
+        g_min = float(shares[eligible].min()) if eligible.any() else float(shares[u])
+        return AllocationRecord(time, user, task_id, server, float(shares[u]), g_min)
+
+    def _on_allocated(self, server: str, time: float, f: dict[str, Any], judged: AllocationRecord | None = None) -> None:
+        """A task started on ``server``: booked, checked (capacity, its constraint, not
+        twice) and judged; ``judged``: as it was judged when its report came, for a start
+        held back until its task was known (:meth:`_held_back`)."""
         if self._held_back("allocated", server, time, f):
             return
         user, task_id = f["user"], f["task_id"]
@@ -417,10 +435,7 @@ class Collector:
             if self.jobs.part_of(user, task_id) is not None and self.jobs.instance_started(user, task_id):
                 self._part_allocated(user, task_id, server, time, u, s)  # the instance was judged with its first task
                 return
-        shares, eligible = self.judged_against(s)
-        g_min = float(shares[eligible].min()) if eligible.any() else float(shares[u])
-        g_u = float(shares[u])
-        record = AllocationRecord(time, user, task_id, server, g_u, g_min)
+        record = self._judged(user, task_id, server, time, u, s) if judged is None else judged
         if self.on_allocation is not None:
             self.on_allocation(record)  # before the ledger counts it: the shares the record compares
         if tracked:
