@@ -247,6 +247,22 @@ def test_a_killed_collector_takes_every_node_down_promptly(scenario_file):
     assert "collector stopped answering" in (cluster.logs / "bootstrap.log").read_text()
 
 
+def test_a_collector_stopped_by_a_signal_writes_its_result_so_far(scenario_file):
+    """SIGTERM to the collector mid-run (or a shutdown from a bootstrap that took it, busy,
+    for dead): it ends its loop, gathers and writes the result so far, ``interrupted``."""
+    cluster = Cluster(["--scenario", str(scenario_file), "--policy", "drf", "--tick", "0.05", "--warmup", "3"], 8, 4, processes=4, verbose=True)
+    out = cluster.logs / "result.json"
+    try:
+        _start_and_wait(cluster, out, 1.0)
+        cluster.procs["collector"].send_signal(signal.SIGTERM)
+        cluster.procs["collector"].wait(60)
+        result = json.loads(out.read_text()) if out.exists() else None
+    finally:
+        cluster.stop(grace=0.0)
+    assert result is not None, cluster.tail("collector", 10)
+    assert result["stop_reason"] == "interrupted" and result["invariant_violations"] == [] and result["processes"] == 7
+
+
 @pytest.mark.parametrize("victim, reason", [("gateway", "gateway_down"), ("scheduler", "scheduler_down")])
 def test_a_killed_gateway_or_central_scheduler_ends_the_run_with_a_named_reason(scenario_file, victim, reason):
     """drf's central scheduler is the scenario's first server, on whichever process got it."""

@@ -64,6 +64,8 @@ BOOTSTRAP_PATIENCE_S = 5.0
 DEADLINE_GRACE_S = 60.0
 #: stop reasons of a run that could not go on: the collector exits non-zero with them
 FATAL_STOPS = ("gateway_down", "scheduler_down", "bootstrap_down", "deadline")
+#: seconds the collector is given, once stopped, to gather and write its result
+RESULT_GRACE_S = 30.0
 #: seconds a run must look stranded before the collector takes it for stranded
 STRANDED_PATIENCE_S = 2.0
 
@@ -365,7 +367,14 @@ async def run_node(opts: NodeOptions) -> int:
         heartbeat.cancel()
         deadline.cancel()
         if result_task is not None:
-            status = await result_task if result_task.done() else 1
+            # the collector writes its result whatever stopped it (the run's end, a signal,
+            # a bootstrap that took it for dead while it was busy): its loop sees the stop,
+            # and the gathering and writing that follow are given their time
+            try:
+                status = await asyncio.wait_for(asyncio.shield(result_task), RESULT_GRACE_S)
+            except asyncio.TimeoutError:
+                print(f"dgdrf node: error: no result within {RESULT_GRACE_S:g} s of the stop", file=sys.stderr)
+                status = 1
         elif ending:
             status = 1
             print(f"dgdrf node: error: {opts.role} ending: {ending[0].replace('_', ' ')}", file=sys.stderr)
