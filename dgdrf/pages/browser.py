@@ -78,14 +78,17 @@ def drawn_figures(dom: str) -> dict[str, list[bool]]:
 
 
 def live_dom(url: str, wait_s: float, timeout: float = 60.0, png: Path | None = None, size: tuple[int, int] = (1400, 1400)) -> tuple[str, list[str]]:
-    """The DOM of the page at ``url`` ``wait_s`` real seconds after it loaded, and what
-    it logged to its console or threw, through Chromium's DevTools protocol (for a live
-    page, whose open stream of events would hold ``--virtual-time-budget`` for ever);
-    ``png``: a screenshot of it too, as a window of ``size`` shows it."""
+    """The DOM of the page at ``url`` ``wait_s`` real seconds after it loaded and drew
+    its figures, and what it logged to its console or threw, through Chromium's DevTools
+    protocol (for a live page, whose open stream of events would hold
+    ``--virtual-time-budget`` for ever); ``png``: a screenshot of it too, as a window of
+    ``size`` shows it."""
     import asyncio
 
     async def look(tab: DevTools) -> tuple[str, list[str]]:
-        await tab.open(url, wait_s, size)
+        await tab.open(url, 0.0, size)
+        await tab.until(_DRAWN_JS, timeout / 2)  # loaded and drawn, however busy the machine
+        await asyncio.sleep(wait_s)
         dom = await tab.evaluate("document.documentElement.outerHTML")
         if png is not None:
             import base64
@@ -97,7 +100,7 @@ def live_dom(url: str, wait_s: float, timeout: float = 60.0, png: Path | None = 
     return asyncio.run(asyncio.wait_for(DevTools.run(look), timeout))
 
 
-def click_point(target: str | Path, figure: str, trace: str, point: int, wait_s: float = 3.0, timeout: float = 60.0) -> tuple[list[str], list[str]]:
+def click_point(target: str | Path, figure: str, trace: str, point: int, wait_s: float = 0.5, timeout: float = 90.0) -> tuple[list[str], list[str]]:
     """Click, with the mouse as a reader would (moved onto it, pressed, released), point
     ``point`` of the first trace named ``trace...`` of the first figure whose
     ``data-figure`` is ``figure`` on the page ``target``: the addresses of the pages the
@@ -108,7 +111,8 @@ def click_point(target: str | Path, figure: str, trace: str, point: int, wait_s:
 
     async def click(tab: DevTools) -> tuple[list[str], list[str]]:
         await tab.open(url, 0.0, (1400, 1000))
-        await tab.until("[...document.querySelectorAll('[data-figure]')].every((e) => e._fullData)", wait_s + 30.0)  # drawn
+        await tab.until(_DRAWN_JS, timeout / 2)
+        await asyncio.sleep(wait_s)
         where = await tab.evaluate(_POINT_JS % (json.dumps(figure), json.dumps(trace), point))
         if not isinstance(where, list):
             raise RuntimeError(f"no point {point} of a trace {trace!r} in a figure {figure!r}: {where}")
@@ -121,6 +125,9 @@ def click_point(target: str | Path, figure: str, trace: str, point: int, wait_s:
 
     return asyncio.run(asyncio.wait_for(DevTools.run(click), timeout))
 
+
+#: a page's figures all drawn (plotly.js keeps what it drew on the figure's element)
+_DRAWN_JS = "((fs) => fs.length > 0 && fs.every((e) => e._fullData))([...document.querySelectorAll('[data-figure]')])"
 
 #: where on the screen a point of a plotly.js figure is: the figure scrolled into view,
 #: its trace's axes' pixel of the point's data, offset by the figure's place
