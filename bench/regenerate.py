@@ -138,7 +138,7 @@ TABLE: tuple[Artefact, ...] = (
     _sweep("quick", ("dgdrf sweep bench/quick.toml --out bench/results/quick",), "~1 min on 2 cores (24 runs, 0.5 min summed)"),
     _stale("quick"),
     _report("quick", "dgdrf report bench/results/quick", ("quick",)),
-    # README "What message loss costs": one directory per sweep file (split on 2026-11-26;
+    # bench/README.md "What message loss costs": one directory per sweep file (split on 2026-11-26;
     # both used to share loss-100x20/), one report of both
     _sweep("loss-100x20", ("dgdrf sweep bench/loss-100x20.toml --out bench/results/loss-100x20",), "~11 min on 2 cores (21 runs, 18.3 min summed)", ("configs/thesis-100x20.toml",)),
     _stale("loss-100x20"),
@@ -148,7 +148,7 @@ TABLE: tuple[Artefact, ...] = (
     _sweep("gossip-rate-100", ("dgdrf sweep bench/gossip-rate-100.toml --out bench/results/gossip-rate-100",), "~3 min on 2 cores (8 runs, 4.9 min summed)"),
     _stale("gossip-rate-100"),
     _report("gossip-rate-100", "dgdrf report bench/results/gossip-rate-100", ("gossip-rate-100",)),
-    # the command is the sweep file's header (README lists it without --workers 2)
+    # the command is the sweep file's header (bench/README.md lists it without --workers 2)
     _sweep("dgdrf-memory-200x40", ("dgdrf sweep bench/dgdrf-memory-200x40.toml --out bench/results/dgdrf-memory-200x40 --workers 2",),
            "~6 min on 2 cores (2 runs, 11.1 min summed)", ("configs/thesis-200x40.toml",)),
     _stale("dgdrf-memory-200x40"),
@@ -156,22 +156,22 @@ TABLE: tuple[Artefact, ...] = (
     _report("dgdrf-memory-200x40", "dgdrf report bench/results/dgdrf-memory-200x40", ("dgdrf-memory-200x40",)),
     _sweep("pdgdrf-users-100", ("dgdrf sweep bench/pdgdrf-users-100.toml --out bench/results/pdgdrf-users-100",), "~10 min on 2 cores (40 runs, 18.3 min summed)"),
     _stale("pdgdrf-users-100"),
-    _sweep("pdgdrf-users-200", ("dgdrf sweep bench/pdgdrf-users-200.toml --out bench/results/pdgdrf-users-200",), "~40 min on 2 cores (40 runs, 76.6 min summed; README: 38 min on 2 workers)"),
+    _sweep("pdgdrf-users-200", ("dgdrf sweep bench/pdgdrf-users-200.toml --out bench/results/pdgdrf-users-200",), "~40 min on 2 cores (40 runs, 76.6 min summed; bench/README.md: 38 min on 2 workers)"),
     _stale("pdgdrf-users-200"),
     _report("pdgdrf-users-report", "dgdrf report bench/results/pdgdrf-users-100 bench/results/pdgdrf-users-200 --out bench/results/pdgdrf-users-report", ("pdgdrf-users-100", "pdgdrf-users-200")),
     _sweep("thesis-grid-100x20", ("dgdrf sweep bench/thesis-grid-100x20.toml --out bench/results/thesis-grid-100x20",),
            "~70 min on 2 cores (141 runs, 137 min summed, 2.2 core-h)", ("configs/thesis-100x20.toml",)),
     _stale("thesis-grid-100x20"),
-    # README lists the half's parts (-light-policies, -gradient-seed1, -gradient-p2-4); the whole-half file runs them all
-    # and is the one its manifest names (PERFORMANCE.md, "The thesis grid")
+    # bench/README.md lists the half's parts (-light-policies, -gradient-seed1, -gradient-p2-4); the whole-half file runs them all
+    # and is the one its manifest names (docs/explanation/performance.md, "The thesis grid")
     _sweep("thesis-grid-200x40", ("dgdrf sweep bench/thesis-grid-200x40.toml --out bench/results/thesis-grid-200x40 --workers 2",),
            "~6-7 h on 2 cores (141 runs, 758 min summed wall, 10.8 core-h)", ("configs/thesis-200x40.toml",)),
     _stale("thesis-grid-200x40"),
     _report("thesis-report", "dgdrf report bench/results/thesis-grid-100x20 bench/results/thesis-grid-200x40 --out bench/results/thesis-report", ("thesis-grid-100x20", "thesis-grid-200x40")),
     _sweep("scaling", ("dgdrf sweep bench/scaling.toml --workers 1 --out bench/results/scaling",), "~12 min, one run at a time (18 runs, 11.6 min as recorded)",
-           note="every record here is of the code before protocol_revision 2 (README, 'The emulator's own cost'): the current code's keys differ, so even in place the sweep runs all 18 again, appending"),
+           note="every record here is of the code before protocol_revision 2 (bench/README.md, “The emulator's own cost”): the current code's keys differ, so even in place the sweep runs all 18 again, appending"),
     Artefact((f"{R}/scaling-report",), "frozen", ("dgdrf report bench/results/scaling --out bench/results/scaling-report",),
-             note="kept as it was drawn (README): every record of bench/results/scaling is stale now and `dgdrf report` refuses them; after the scaling sweep is run again, this command draws it from the new records"),
+             note="kept as it was drawn (bench/README.md): every record of bench/results/scaling is stale now and `dgdrf report` refuses them; after the scaling sweep is run again, this command draws it from the new records"),
     # bench/README.md "Finite jobs": every policy on an hour of Google-like jobs
     _sweep("google-finite-100x20", ("dgdrf sweep bench/google-finite-100x20.toml --out bench/results/google-finite-100x20",),
            "~11 min on 2 cores (8 runs, 21 min summed: dgdrf 8, pdgdrf 7)", ("configs/google-finite-100x20.toml",)),
@@ -206,9 +206,9 @@ TABLE: tuple[Artefact, ...] = (
     _policy_run("dgdrf-default-toolbox-p2-seed2.json", "--policy dgdrf --gradient toolbox --neighbors 2 --seed 2", "~10 s"),
     _policy_run("dgdrf-default-toolbox-p2-seed3.json", "--policy dgdrf --gradient toolbox --neighbors 2 --seed 3", "~10 s"),
     _policy_run("dgdrf-default-toolbox-p4-seed1.json", "--policy dgdrf --gradient toolbox --neighbors 4 --seed 1", "~15 s"),
-    # README gives `[--scenario configs/thesis-100x20.toml]` without a seed: the record says seed 1 (the default)
+    # bench/README.md gives `[--scenario configs/thesis-100x20.toml]` without a seed: the record says seed 1 (the default)
     _policy_run("dgdrf-thesis-100x20-toolbox-p2.json", "--scenario configs/thesis-100x20.toml --policy dgdrf --gradient toolbox --neighbors 2 --seed 1", "~2 min"),
-    # README "Every run ends for the right reason" and "The 200x40 half": `--json OUT`, here the committed name
+    # docs/notes/2026-11-25-why-runs-stalled.md "Every run ends for the right reason" and "The 200x40 half": `--json OUT`, here the committed name
     Artefact((f"{R}/controls-survey.txt",), "run", ("python bench/controls_survey.py > bench/results/controls-survey.txt",), "~1.5 min (87 s recorded)",
              note="virtual time, fixed seeds: byte-identical when the code's behaviour is unchanged"),
     Artefact((f"{R}/stall-checks/dgdrf-100x20-p4-s1-loss1.json",), "run",
@@ -219,7 +219,7 @@ TABLE: tuple[Artefact, ...] = (
              ("dgdrf run --scenario configs/thesis-200x40.toml --policy dgdrf --neighbors 9 --seed 1 --json bench/results/stall-checks/dgdrf-200x40-p9-s1.json",), "~20 min (1,169 s recorded)"),
     Artefact((f"{R}/stall-checks/dgdrf-100x20-p6-s3-gone-stamps-only.json",), "frozen",
              ("dgdrf run --scenario configs/thesis-100x20.toml --policy dgdrf --neighbors 6 --seed 3 --json bench/results/stall-checks/dgdrf-100x20-p6-s3-gone-stamps-only.json",),
-             note="made with the code of commit 1cb6c0b (the gone-stamps fix alone, README): this command in that checkout"),
+             note="made with the code of commit 1cb6c0b (the gone-stamps fix alone, bench/README.md): this command in that checkout"),
     # bench/results/google-cell/README.md's table (it timed them under /usr/bin/time -v); the paths are relative to that directory there
     Artefact((f"{R}/google-cell/drf.json",), "run", ("dgdrf run --servers 12583 --users 1000 --policy drf --json bench/results/google-cell/drf.json",), "~5 min, 1.3 GB (5 min 8 s recorded)"),
     Artefact((f"{R}/google-cell/pdgdrf-60s.json",), "run",
