@@ -74,6 +74,22 @@ def _add_run_args(p: argparse._ActionsContainer) -> None:
     add_arguments(p, _run_options())
 
 
+#: what --quiet means, for every command that has it (all but ``schema``, whose output is
+#: what it is for)
+QUIET_HELP = "print nothing but warnings and errors: no table, no progress bar, no summary (the files asked for are still written)"
+
+
+def _add_quiet(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quiet", action="store_true", help=QUIET_HELP)
+
+
+def _say(args: argparse.Namespace, text: str) -> None:
+    """What a command tells of its progress or where it wrote (standard error), unless
+    ``--quiet``. Warnings and errors are printed whatever the flag."""
+    if not getattr(args, "quiet", False):
+        print(text, file=sys.stderr, flush=True)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineErrorParser(prog="dgdrf", description="Peer-to-peer distributed scheduler emulator for multi-resource fair allocation.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineErrorParser)
@@ -83,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_args(run)
     run.add_argument("--json", type=Path, metavar="OUT", help="write the result(s) as JSON")
     run.add_argument("--html", type=Path, metavar="FILE", help="write a page of the run(s): shares, utilisation, messages, jobs and placements over time, side by side (self-contained, opens offline)")
-    run.add_argument("--quiet", action="store_true", help="print no table")
+    _add_quiet(run)
     run.add_argument("-v", "--verbose", action="store_true", help="log run progress to stderr")
 
     sc = sub.add_parser("scenario", help="write a scenario as JSON (Google-2011-like, or cut from a real Google 2011 trace)")
@@ -100,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--machine-attributes", type=Path, help="--jobs, trace: the machine_attributes CSV")
     sc.add_argument("--window", type=float, nargs=2, metavar=("START", "END"), help="--jobs, trace: the trace seconds whose arrivals are kept")
     sc.add_argument("-o", "--output", type=Path, required=True, metavar="FILE.json")
+    _add_quiet(sc)
 
     ov = sub.add_parser("overlay", help="run one gossip protocol alone in virtual time and print its convergence per cycle")
     from dgdrf.options import add_arguments, declared
@@ -107,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_arguments(ov, declared(OverlayConfig))
     ov.add_argument("--json", type=Path, metavar="OUT", help="write final figures and per-cycle figures as JSON")
-    ov.add_argument("--quiet", action="store_true", help="print no table")
+    _add_quiet(ov)
     ov.add_argument("--html", type=Path, metavar="FILE", help="write a page of the overlay as a graph at some cycles (self-contained, opens offline)")
     ov.add_argument("--html-cycles", metavar="K,K,...", help="--html: the cycles to draw (default: up to 6, from the first to the last, roughly doubling)")
 
@@ -126,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     node.add_argument("--token", default=env_default("token"), help="shared cluster token: frames without it are rejected (env DGDRF_TOKEN); does not tell members apart, --keys does")
     node.add_argument("--no-batching", action="store_true", help="one WebSocket frame per message instead of batches")
     node.add_argument("--json", type=Path, default=env_default("json"), metavar="OUT", help="collector: write the result here (env DGDRF_JSON)")
-    node.add_argument("--quiet", action="store_true", help="collector: print no table")
+    _add_quiet(node)
     node.add_argument("--dashboard", default=env_default("dashboard"), metavar="HOST:PORT", help="collector: serve a live page of the run there (loopback; beyond it only with --keys, as HTTPS; env DGDRF_DASHBOARD)")
     node.add_argument("--die-with-parent", action="store_true", help=argparse.SUPPRESS)
     node.add_argument("-v", "--verbose", action="store_true", help="log progress (JSON lines when stderr is not a terminal)")
@@ -149,16 +166,17 @@ def build_parser() -> argparse.ArgumentParser:
     keys.add_argument("--days", type=_positive_int, default=365, help="validity (default 365 days)")
     keys.add_argument("--force", action="store_true", help="replace keys already in DIR")
     keys.add_argument("--if-missing", action="store_true", help="keep the keys already in DIR, if any (compose makes them on the first up)")
+    _add_quiet(keys)
     up.add_argument("--no-batching", action="store_true", help="one WebSocket frame per message")
     up.add_argument("--json", type=Path, metavar="OUT", help="write the result as JSON (the dgdrf run --json format)")
-    up.add_argument("--quiet", action="store_true", help="print no table")
+    _add_quiet(up)
     up.add_argument("--dashboard", metavar="HOST:PORT", help="serve a live page of the run there, from the collector (loopback; beyond it only with TLS, as HTTPS)")
 
     orc = sub.add_parser("oracle", help="the offline progressive-filling allocation of a scenario under a notion (divisible tasks; an LP per round)")
     orc.add_argument("--scenario", type=Path, required=True, help="scenario file (.toml or .json)")
     orc.add_argument("--notion", required=True, choices=ORACLE_NOTIONS, help="tsf (Wang et al. alg. 1), cdrf (App. B-C), drfh (eq. 25) or udrf (Tahir et al. fig. 3: jobs over machine classes, the servers' attribute 'class')")
     orc.add_argument("--json", type=Path, metavar="OUT", help="write tasks and shares per user (as dgdrf run --json), units, levels and rounds")
-    orc.add_argument("--quiet", action="store_true", help="print no table")
+    _add_quiet(orc)
 
     au = sub.add_parser("audit", help="the fairness audit of a policy on a scenario: sharing incentive, envy-freeness, Pareto efficiency, and strategy-proofness probed by misreports")
     _add_run_args(au)
@@ -167,6 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     au.add_argument("--no-claims", action="store_true", help="--misreport: try only the inflated demands, not the claims of every server")
     au.add_argument("--time-limit", type=_positive_float, default=10.0, help="seconds the Pareto programme may take (default 10)")
     au.add_argument("--json", type=Path, metavar="OUT", help="write the audit and the truthful run's tasks as JSON")
+    _add_quiet(au)
 
     sw = sub.add_parser("sweep", help="run every combination of a sweep file's grid in parallel processes or on a Dask cluster (resumable)")
     sw.add_argument("sweep_file", type=Path, metavar="SWEEP.toml", help="a TOML file with a [sweep] table (see bench/*.toml)")
@@ -178,13 +197,14 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--limit", type=_positive_int, help="start at most this many runs now (the rest on a later resume)")
     sw.add_argument("--dry-run", action="store_true", help="list the runs and what is already done, run nothing")
     sw.add_argument("--prune-stale", action="store_true", help="move the records made by code that has changed since (reports leave them out) to OUT/stale.jsonl.gz, run nothing")
-    sw.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_quiet(sw)
     sw.add_argument("--html", action="store_true", help="also each run's page, in OUT/pages/KEY.html (dgdrf run --html's; a click on the run's point in report.html opens it)")
 
     rp = sub.add_parser("report", help="figures (PNG) and a markdown summary of a sweep's results")
     rp.add_argument("results_dir", type=Path, nargs="+", metavar="RESULTS_DIR", help="directories written by dgdrf sweep (several are merged into one report)")
     rp.add_argument("--out", type=Path, help="where to write report.md and the figures (default: the first RESULTS_DIR)")
     rp.add_argument("--html", action="store_true", help="also report.html: the report as one self-contained page, its figures interactive")
+    _add_quiet(rp)
 
     sch = sub.add_parser("schema", help="print the JSON Schema of scenario files or of sweep files (an editor checks and completes them with it)")
     sch.add_argument("kind", choices=("scenario", "sweep"), metavar="KIND", help="scenario: scenario files (TOML or JSON); sweep: sweep files (TOML)")
@@ -199,14 +219,17 @@ def build_parser() -> argparse.ArgumentParser:
     br.add_argument("--repeat", type=_positive_int, default=3, help="measurements per actor count; the median is reported (default 3)")
     br.add_argument("--no-baseline", action="store_true", help="skip the asyncio.Queue-per-actor baseline")
     br.add_argument("--json", type=Path, metavar="OUT", help="write the figures as JSON")
+    _add_quiet(br)
     bn = bsub.add_parser("net", help="messages per second of the aiohttp transport between two processes on loopback, with and without batching")
     bn.add_argument("--messages", type=_positive_int, default=200_000, help="messages per batched measurement (unbatched: a tenth; default 200000)")
     bn.add_argument("--window", type=_positive_int, default=1000, help="messages sent before yielding to the loop (default 1000)")
     bn.add_argument("--repeat", type=_positive_int, default=3, help="measurements per mode; the median is reported (default 3)")
     bn.add_argument("--json", type=Path, metavar="OUT", help="write the figures as JSON")
+    _add_quiet(bn)
     bo = bsub.add_parser("overlay", help="Cyclon 10k/50k nodes (c=50, l=8, 100 cycles) and push-sum 100k nodes (30 cycles)")
     bo.add_argument("--scale", type=_number(float, 0.0, 1.0, True, "a fraction in (0, 1]"), default=1.0, help="multiply the node counts (quick look: 0.1)")
     bo.add_argument("--json", type=Path, metavar="OUT", help="write the figures as JSON")
+    _add_quiet(bo)
     return parser
 
 
@@ -215,6 +238,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     from dgdrf.log import configure
 
     configure(verbose=getattr(args, "verbose", False))
+    if getattr(args, "quiet", False):
+        import contextlib
+        import os
+
+        with open(os.devnull, "w") as nowhere, contextlib.redirect_stdout(nowhere):  # tables and summaries, whoever prints them
+            return _command(args)
+    return _command(args)
+
+
+def _command(args: argparse.Namespace) -> int:
     try:
         if args.command == "run":
             return cmd_run(args)
@@ -687,10 +720,10 @@ def cmd_cluster(args: argparse.Namespace) -> int:
         from dgdrf.cluster.keys import CA_CERT
 
         if args.if_missing and (args.dir / CA_CERT).exists():
-            print(f"keys already in {args.dir}: kept", file=sys.stderr)
+            _say(args, f"keys already in {args.dir}: kept")
             return 0
         files = make_keys(args.dir, node_names(args.servers, args.users), days=args.days, force=args.force)
-        print(f"{len(files) // 2 - 1} certificates and the CA in {args.dir}: give each node ca.crt and its own NAME.crt/NAME.key (--keys DIR --key-name NAME); keep ca.key on this machine", file=sys.stderr)
+        _say(args, f"{len(files) // 2 - 1} certificates and the CA in {args.dir}: give each node ca.crt and its own NAME.crt/NAME.key (--keys DIR --key-name NAME); keep ca.key on this machine")
         return 0
     scenario, config = _cluster_inputs(args)
     words = _run_flags(args)
@@ -702,7 +735,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
         host, port = host_port(args.dashboard, "--dashboard")
         if not loopback(host) and args.insecure:
             raise ConfigError(f"--dashboard: refusing to serve the dashboard on {args.dashboard} without TLS (--insecure): beyond loopback it serves HTTPS with the cluster's keys")
-        print(f"dgdrf cluster: dashboard at {'http' if loopback(host) else 'https'}://{args.dashboard}/" if port else "dgdrf cluster: dashboard on a free port: the collector's log says which", file=sys.stderr, flush=True)
+        _say(args, f"dgdrf cluster: dashboard at {'http' if loopback(host) else 'https'}://{args.dashboard}/" if port else "dgdrf cluster: dashboard on a free port: the collector's log says which")
     code, result, cluster = cluster_up(words, len(scenario.servers), len(scenario.users), args.processes, args.timeout, token=args.token, batching=not args.no_batching, tls=not args.insecure, dashboard=args.dashboard)
     if result is None:
         return code or 1
@@ -730,7 +763,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     out = args.out or Path("results") / spec.home().name  # a part of a sweep writes into the whole's
     if args.prune_stale:
         moved = prune_stale(out)
-        print(f"{out}: {moved} record(s) of code that has changed since moved to {out / STALE_JSONL}", file=sys.stderr)
+        _say(args, f"{out}: {moved} record(s) of code that has changed since moved to {out / STALE_JSONL}")
         return 0
     check_output_dir(out, spec)
     runs = spec.runs()
@@ -751,7 +784,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     outcome = run_sweep(spec, out, workers=args.workers, retry_failed=args.retry_failed, timeout=args.timeout, progress=not args.quiet, limit=args.limit, scheduler=args.scheduler, html=args.html)
     ended = "".join(f", {n} {reason}" for reason, n in sorted(outcome.stops.items()))  # every end but saturation
     line = f"{spec.name}: {outcome.done} runs done in {outcome.wall_s:.1f} s ({outcome.failed} failed{ended}), {outcome.skipped} already recorded, {outcome.total} in the grid; results in {out}"
-    print(line, file=sys.stderr)
+    _say(args, line)
     if outcome.interrupted:
         print("dgdrf: interrupted; finished runs are recorded, run the same command again to resume", file=sys.stderr)
         return 130
