@@ -41,39 +41,58 @@ def print_results(scenario: Scenario, results: Sequence[RunResult], console: Con
 
 def result_rows(scenario: Scenario, results: Sequence[RunResult]) -> list[tuple[str, list[str]]]:
     """The summary table's rows (a measure, then its value under each result), plain
-    text: the terminal's table (:func:`print_results`) and a run's page (dgdrf/pages)."""
-    rows: list[tuple[str, Callable[[RunResult], str]]] = [
+    text: the terminal's table (:func:`print_results`) and a run's page (dgdrf/pages).
+
+    Where tasks end (finite jobs), what the papers compare leads: makespan, JCTs and
+    fairness over time (the shares averaged over the run). The shares at the run's end
+    follow, labelled so; a drained run holds nothing then, so its cells say so rather than
+    show the 0 and 1 of a cluster that is empty, not fair."""
+    finishing = scenario.finishing
+    end = ", at the end" if finishing else ""
+
+    def at_end(fmt: Callable[[RunResult], str]) -> Callable[[RunResult], str]:
+        return (lambda r: "- (drained)" if r.stop_reason == "drained" else fmt(r)) if finishing else fmt
+
+    notion = any(r.fairness is not None for r in results)  # the papers' notions: each judged on its own
+    head: list[tuple[str, Callable[[RunResult], str]]] = [
         ("allocations", lambda r: f"{r.allocations}"),
         ("run-time (simulated s)", lambda r: f"{r.runtime_s:.1f}"),
         ("stopped because", lambda r: r.stop_reason),
-        ("min dominant share", lambda r: f"{r.min_share:.4f}"),
-        ("Gini (lower is fairer)", lambda r: f"{r.gini:.4f}"),
-        ("Jain's index", lambda r: f"{r.jain:.4f}"),
-        ("error ratio", lambda r: f"{r.error_ratio:.2%}"),
-        ("error ratio, 5 % tolerance", lambda r: f"{r.error_ratio_tol['0.05']:.2%}"),
     ]
-    if any(r.fairness is not None for r in results):  # the papers' notions: each judged on its own
-        rows[3] = ("min share (of the policy's notion)", rows[3][1])
-        rows.insert(3, ("fairness notion judged", lambda r: r.fairness or "drf"))
+    if notion:
+        head.append(("fairness notion judged", lambda r: r.fairness or "drf"))
+    jobs: list[tuple[str, Callable[[RunResult], str]]] = []
     if any(r.jobs is not None for r in results):  # jobs that arrive and finish: what the papers compare
-        rows += [
+        jobs = [
             ("makespan (s)", lambda r: "-" if r.makespan is None else f"{r.makespan:.1f}"),
             ("JCT mean / p95 (s)", lambda r: "-" if not r.jct_s else f"{r.jct_s['mean']:.1f} / {r.jct_s['p95']:.1f}"),
             ("queueing delay p50 / p95 (s)", lambda r: "-" if not r.queueing_delay_s else f"{r.queueing_delay_s['p50']:.2f} / {r.queueing_delay_s['p95']:.2f}"),
             ("unfinished tasks", lambda r: f"{sum((r.unfinished_tasks or {}).values())}"),
             ("jobs given up (no server up can run them)", lambda r: f"{len(r.unrunnable_jobs or [])}"),
         ]
+    over_time: list[tuple[str, Callable[[RunResult], str]]] = []
     if any(r.time_avg_shares is not None for r in results):
-        rows += [
+        over_time = [
+            ("min share, time-averaged", lambda r: "-" if r.min_time_avg_share is None else f"{r.min_time_avg_share:.4f}"),
             ("Jain's index, time-averaged shares", lambda r: "-" if r.jain_time_avg is None else f"{r.jain_time_avg:.4f}"),
             ("Gini, time-averaged shares", lambda r: "-" if r.gini_time_avg is None else f"{r.gini_time_avg:.4f}"),
         ]
+    at_the_end: list[tuple[str, Callable[[RunResult], str]]] = [
+        (("min share (policy's notion)" if notion else "min dominant share") + end, at_end(lambda r: f"{r.min_share:.4f}")),
+        ("Gini (lower is fairer)" + end, at_end(lambda r: f"{r.gini:.4f}")),
+        ("Jain's index" + end, at_end(lambda r: f"{r.jain:.4f}")),
+    ]
+    errors: list[tuple[str, Callable[[RunResult], str]]] = [
+        ("error ratio", lambda r: f"{r.error_ratio:.2%}"),
+        ("error ratio, 5 % tolerance", lambda r: f"{r.error_ratio_tol['0.05']:.2%}"),
+    ]
+    rows = head + jobs + over_time + errors + at_the_end if finishing else head + at_the_end + errors + jobs + over_time
     for res in scenario.resources:
 
         def utilisation(r: RunResult, res: str = res) -> str:
-            return f"{max(0.0, r.utilization[res]):.1%}"
+            return f"{max(0.0, r.utilization[res]):.1%}"  # a float residue of an empty cluster is no -0.0 %
 
-        rows.append((f"utilisation {res}" + (" (at the end)" if scenario.finishing else ""), utilisation))
+        rows.append((f"utilisation {res}" + end, at_end(utilisation)))
     rows += [
         ("allocation latency p50 / p99 (s)", lambda r: f"{r.latency_s['p50']:.3f} / {r.latency_s['p99']:.3f}"),
         ("messages", lambda r: f"{r.messages['total']}"),

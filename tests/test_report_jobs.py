@@ -163,3 +163,32 @@ def test_a_sweep_of_the_thesis_world_has_no_jobs_section_and_keeps_its_own(endle
     assert "| google-2011-6x3 | dgdrf makes no errors, at every P |" in both
     assert "| google-2011-6x3 | every run ends at saturation; probes may end stranded (4.2) |" in both
     assert "The 12 runs with jobs (on jobs-a, jobs-b) have only the first row" in both
+
+
+def test_a_drained_runs_table_leads_with_jobs_and_fairness_over_time_and_shows_no_empty_fairness(capsys):
+    """A run of finite jobs ends with every task done, everyone holding nothing: its shares
+    at the end (min 0, Gini 0, Jain 1) would read as perfectly fair. The table leads with
+    what the papers compare (makespan, JCTs, shares averaged over time), and its rows of
+    the end are labelled so and say "drained" instead of those numbers."""
+    from test_cli import cli
+
+    rc, out, _ = cli(capsys, "run", "--scenario", Path(__file__).parent.parent / "configs" / "google-finite-8x4.toml", "--policy", "drf,tsf")
+    assert rc == 0
+    names = [line.split("│")[1].strip() for line in out.splitlines() if line.startswith("│") and line.split("│")[1].strip()]
+    assert names.index("makespan (s)") < names.index("min share, time-averaged") < names.index("error ratio") < names.index("min share (policy's notion), at the end")
+    rows = {line.split("│")[1].strip(): line.split("│")[2:4] for line in out.splitlines() if line.startswith("│")}
+    for name in ("min share (policy's notion), at the end", "Gini (lower is fairer), at the end", "Jain's index, at the end", "utilisation cpu, at the end"):
+        assert [c.strip() for c in rows[name]] == ["- (drained)"] * 2, (name, rows[name])
+    assert all(0 < float(c) < 1 for name in ("min share, time-averaged", "Gini, time-averaged shares") for c in rows[name])
+    assert "-0.0%" not in out
+
+
+def test_a_saturated_runs_table_keeps_the_thesis_order(capsys):
+    """Endless tasks (the thesis's users): the run ends saturated, and its shares then are
+    the measure (ch. 5), first after how the run ended."""
+    from test_cli import cli
+
+    rc, out, _ = cli(capsys, "run", "--servers", "12", "--users", "4", "--policy", "drf")
+    names = [line.split("│")[1].strip() for line in out.splitlines() if line.startswith("│") and line.split("│")[1].strip()]
+    assert rc == 0 and names[:6] == ["allocations", "run-time (simulated s)", "stopped because", "min dominant share", "Gini (lower is fairer)", "Jain's index"]
+    assert "utilisation cpu" in names and not any("at the end" in n or "time-averaged" in n for n in names)
