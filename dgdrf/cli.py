@@ -71,6 +71,7 @@ def _add_run_args(p: argparse._ActionsContainer) -> None:
     p.add_argument("--scenario", type=Path, help="scenario file (.toml or .json)")
     p.add_argument("--servers", type=_positive_int, help="generate a Google-2011-like scenario with this many servers")
     p.add_argument("--users", type=_positive_int, help="... and this many users")
+    p.add_argument("--lenient", action="store_true", help="--scenario: ignore (with a warning) top-level keys that are neither part of a scenario nor a run setting, which are errors otherwise")
     add_arguments(p, _run_options())
 
 
@@ -291,7 +292,7 @@ def _load_run_inputs(args: argparse.Namespace):
         raise ConfigError("--servers and --users go together")
     seed = args.seed
     if args.scenario:
-        scenario = load_scenario(args.scenario)
+        scenario = load_scenario(args.scenario, args.lenient)
     elif args.servers:
         from dgdrf.memory_budget import check_nodes
 
@@ -440,7 +441,7 @@ def _audit_offline(args: argparse.Namespace) -> int:
 
     if not args.scenario or args.policy or args.servers:
         raise ConfigError("--notion audits the offline oracle of a scenario file: give --scenario FILE, and no --policy or --servers")
-    scenario = load_scenario(args.scenario)
+    scenario = load_scenario(args.scenario, args.lenient)
     r = progressive_filling_lp(Problem.from_scenario(scenario), args.notion)
     print(f"{scenario.name}: offline {args.notion}, tasks {r.display_tasks()}")
     lies = offline_misreports(scenario, args.notion, tuple(args.misreport or (2.0,)), not args.no_claims)
@@ -634,6 +635,8 @@ def _run_flags(args: argparse.Namespace) -> list[str]:
         v = getattr(args, name, None)
         if v is not None:
             words += [f"--{name}", str(v)]
+    if getattr(args, "lenient", False):
+        words.append("--lenient")
     return words + to_words(given(args, _run_options()), _run_options())
 
 

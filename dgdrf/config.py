@@ -10,7 +10,8 @@ checked against the declarations where they enter (:meth:`RunConfig.from_setting
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import difflib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -133,25 +134,36 @@ def option_names() -> list[str]:
     return [d.name for d in RunConfig.options()]
 
 
-def load_scenario(path: str | Path) -> Scenario:
+def load_scenario(path: str | Path, lenient: bool = False) -> Scenario:
     """A scenario file with its run settings checked against every declared option: a
-    bad setting is a ScenarioError naming the file and the key; a key that is neither
-    part of a scenario nor an option is kept out of the settings with a warning."""
+    bad setting, or a key that is neither part of a scenario nor an option, is a
+    ScenarioError naming the file and the key (``lenient``: an unknown key is kept out of
+    the settings with a warning instead)."""
     scenario = scenario_file.read_scenario_file(path)
-    return checked_settings(scenario, str(path))
+    return checked_settings(scenario, str(path), lenient)
 
 
-def checked_settings(scenario: Scenario, source: str) -> Scenario:
+def checked_settings(scenario: Scenario, source: str, lenient: bool = False) -> Scenario:
     """``scenario`` with its settings checked (:func:`load_scenario`)."""
     names = set(option_names())
     settings = {k: v for k, v in scenario.settings.items() if k in names}
-    warnings = [f"{source}: unknown key {k!r} ignored (known: {', '.join(SCENARIO_KEYS + tuple(sorted(names)))})" for k in scenario.settings if k not in names]
+    unknown = [k for k in scenario.settings if k not in names]
+    if unknown and not lenient:
+        raise ScenarioError(f"{source}: {unknown_key(unknown[0], SCENARIO_KEYS + tuple(sorted(names)))}; `dgdrf schema scenario` lists every key (--lenient: ignore unknown keys)")
+    warnings = [f"{source}: {unknown_key(k, SCENARIO_KEYS + tuple(sorted(names)))}, ignored (--lenient)" for k in unknown]
     if "policy" in settings and not isinstance(settings["policy"], str):
         raise ScenarioError(f"{source}: policy: must be a policy name, got {settings['policy']!r}")
     checked = declared_options.check(RunConfig.options(), {k: v for k, v in settings.items() if k != "policy"}, lambda name, problem: ScenarioError(f"{source}: {name}: {problem}"))
     if "policy" in settings:
         checked["policy"] = settings["policy"]
     return replace(scenario, settings=checked, warnings=scenario.warnings + tuple(warnings))
+
+
+def unknown_key(key: str, known: Sequence[str]) -> str:
+    """"unknown key 'polcy' (did you mean 'policy'?)": the nearest known keys, if any are
+    near."""
+    near = difflib.get_close_matches(key, known, n=2, cutoff=0.6)
+    return f"unknown key {key!r}" + (f" (did you mean {' or '.join(map(repr, near))}?)" if near else "")
 
 
 def variant_labels(params: Mapping[str, Any]) -> list[str]:

@@ -300,14 +300,15 @@ def test_quiet_prints_no_table(capsys, files):
     assert rc == 0 and out == "" and err == ""
 
 
-def test_unknown_top_level_key_is_a_warning(capsys, tmp_path):
+def test_unknown_top_level_key_is_an_error_and_with_lenient_a_warning(capsys, tmp_path):
     f = tmp_path / "warn.json"
     d = google_2011_scenario(3, 2, 1).to_dict()
     d["colour"] = "blue"
     f.write_text(json.dumps(d))
-    rc, _, err = cli(capsys, "run", "--scenario", f, "--policy", "drf", "--quiet")
+    assert_one_line_error(*cli(capsys, "run", "--scenario", f, "--policy", "drf", "--quiet")[::2], "warn.json", "unknown key 'colour'")
+    rc, _, err = cli(capsys, "run", "--scenario", f, "--policy", "drf", "--quiet", "--lenient")
     assert rc == 0
-    assert "warning" in err and "colour" in err and "warn.json" in err
+    assert err.count("warning") == 1 and "colour" in err and "warn.json" in err
     assert "Traceback" not in err
 
 
@@ -439,3 +440,13 @@ def test_sizes_beyond_memory_and_overflowing_capacities_are_refused_in_one_line(
     tiny.write_text('resources=["cpu","mem"]\nservers=[{id="a",capacity=[1,1]}]\nusers=[{id="u",demand=[1e-300,1e-300]}]\n')
     rc, _, err = cli(capsys, "run", "--scenario", tiny)
     assert_one_line_error(rc, err, "up to 2e+300 tasks could be placed")
+
+
+def test_an_unknown_top_level_key_is_an_error_with_a_guess_unless_lenient(capsys, tmp_path):
+    """A typo in a scenario file's run setting (polcy = "drf") is an error, as a typo in a
+    job's field is, with the key it resembles; --lenient runs with it ignored, warning."""
+    f = tmp_path / "typo.toml"
+    f.write_text('polcy = "fifo"\nresources = ["cpu"]\nservers = [{id = "s", capacity = [2]}]\nusers = [{id = "u", demand = [1]}]\n')
+    assert_one_line_error(*cli(capsys, "run", "--scenario", f)[::2], str(f), "unknown key 'polcy'", "did you mean 'policy'?", "--lenient")
+    rc, out, err = cli(capsys, "run", "--scenario", f, "--lenient")
+    assert rc == 0 and "unknown key 'polcy' (did you mean 'policy'?), ignored" in err and "drf" in out

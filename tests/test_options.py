@@ -9,6 +9,8 @@ from dataclasses import dataclass, make_dataclass
 
 import pytest
 
+from dgdrf.errors import DgdrfError
+
 from dgdrf import options
 from dgdrf.bench.grid import parse_sweep
 from dgdrf.cli import _run_flags, build_parser, main
@@ -76,7 +78,10 @@ def test_without_registration_the_option_is_unknown(tmp_path):
     assert "churn_rate" not in option_names()
     f = tmp_path / "s.json"
     f.write_text('{"churn_rate": 0.5, "resources": ["cpu"], "servers": [{"id": "s", "capacity": [1]}], "users": [{"id": "u", "demand": [1]}]}')
-    assert "unknown key 'churn_rate' ignored" in load_scenario(f).warnings[0]
+    with pytest.raises(DgdrfError, match="unknown key 'churn_rate'"):
+        load_scenario(f)
+    warning = load_scenario(f, lenient=True).warnings[0]
+    assert "unknown key 'churn_rate'" in warning and "ignored" in warning
     with pytest.raises(ConfigError, match="unknown run parameter"):
         parse_sweep({"sweep": {"name": "c", "policies": ["drf"], "neighbors": [2], "seeds": [1], "servers": [4], "users": [2], "churn_rate": [0.1]}})
 

@@ -121,12 +121,15 @@ def test_valid_run_settings_are_kept(tmp_path, fmt):
     assert s.settings == {"policy": "fifo", "seed": 3, "tick": 0.5, "neighbors": 2, "latency_ms": (0.0, 2.0), "loss": 0.1, "duplicate": 0.0, "max_time": 50.0}
 
 
-def test_unknown_top_level_key_is_a_warning_not_an_error(tmp_path, fmt):
-    p = WRITERS[fmt](tmp_path, doc(colour="blue"))
-    s = load_scenario(p)
+def test_unknown_top_level_key_is_an_error_and_lenient_a_warning(tmp_path, fmt):
+    p = WRITERS[fmt](tmp_path, doc(colour="blue", seeed=3))
+    with pytest.raises(ScenarioError, match=rf"{p.name}: unknown key 'colour'; .*--lenient"):
+        load_scenario(p)
+    s = load_scenario(p, lenient=True)
     assert len(s.servers) == 2 and len(s.users) == 2
-    assert len(s.warnings) == 1
+    assert len(s.warnings) == 2
     assert "colour" in s.warnings[0] and p.name in s.warnings[0]
+    assert "unknown key 'seeed' (did you mean 'seed'?)" in s.warnings[1]
 
 
 def test_round_trip_write_json_load(tmp_path):
