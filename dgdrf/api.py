@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dgdrf.config import RunConfig, checked_settings, load_scenario
-from dgdrf.errors import ConfigError, DgdrfError
+from dgdrf.errors import ConfigError, DgdrfError, unknown_policy
 from dgdrf.measurement import RunResult
 from dgdrf.model.scenario import Scenario
 
@@ -103,7 +103,7 @@ def run(scenario: Scenario | str | os.PathLike[str] | None = None, policy: str |
     if policy is None:
         policy = scenario.settings.get("policy", "drf")
     if policy not in POLICIES:
-        raise ConfigError(f"unknown policy {policy!r}; known policies: {', '.join(POLICIES)}")
+        raise ConfigError(unknown_policy(policy, POLICIES))
     config = RunConfig.from_settings(scenario.settings, source, **options)
     return run_emulation(scenario, replace(config, policy=policy).validate())
 
@@ -147,7 +147,7 @@ def scenario(
         from dgdrf.policies import POLICIES
 
         if built.settings["policy"] not in POLICIES:
-            raise ConfigError(f"{source}: policy: unknown policy {built.settings['policy']!r}; known policies: {', '.join(POLICIES)}")
+            raise ConfigError(f"{source}: policy: {unknown_policy(built.settings['policy'], POLICIES)}")
     return built
 
 

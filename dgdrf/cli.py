@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence
 
-from dgdrf.errors import ConfigError, DgdrfError
+from dgdrf.errors import ConfigError, DgdrfError, ScenarioError, unknown_policy
 from dgdrf.model.scenario import MAX_SECONDS
 
 if TYPE_CHECKING:  # imported where used: `dgdrf --help` stays quick
@@ -30,7 +31,8 @@ class OneLineErrorParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line naming the problem (exit 2)."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        command = self.prog.removeprefix("dgdrf").strip()  # every error line starts "dgdrf: error:"
+        self.exit(EXIT_BAD_INPUT, f"dgdrf: error: {command + ': ' if command else ''}{message} (see {self.prog} --help)\n")
 
 
 def _number(kind: type, lo: float, hi: float, lo_open: bool, what: str) -> Callable[[str], Any]:
@@ -324,7 +326,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"dgdrf: warning: {w}", file=sys.stderr)
     unknown = [p for p in policies if p not in POLICIES]
     if unknown or not policies:
-        raise ConfigError(f"unknown policy {', '.join(map(repr, unknown)) or '(none)'}; known policies: {', '.join(POLICIES)}")
+        raise ConfigError(unknown_policy(unknown[0], POLICIES) if unknown else f"no policy given; known policies: {', '.join(POLICIES)}")
     config.validate()
     if args.html is not None:
         _check_writable(args.html, "--html")
@@ -377,7 +379,7 @@ def cmd_oracle(args: argparse.Namespace) -> int:
     if args.notion == "udrf":
         from dgdrf.model.udrf import udrf_from_scenario, udrf_offline
 
-        u = udrf_offline(udrf_from_scenario(scenario))
+        u = udrf_offline(udrf_from_scenario(scenario, str(args.scenario)))
         doc: dict[str, object] = {
             "notion": "udrf", "scenario": scenario.name, "tasks": {user: sum(jobs.values()) for user, jobs in u.jobs.items()},
             "shares": u.shares, "jobs": u.jobs, "levels": u.levels, "rducs": u.rducs,
@@ -510,6 +512,11 @@ class _RunProgress:
         return update
 
 
+#: the source ``dgdrf scenario`` gives the generator, whose errors it rewrites to name
+#: the flag (generate.load: -> --load:)
+FLAGS_SOURCE = "flags"
+
+
 def cmd_scenario(args: argparse.Namespace) -> int:
     from dgdrf.model.generators import google_2011_scenario
 
@@ -537,7 +544,10 @@ def cmd_scenario(args: argparse.Namespace) -> int:
             if wrong:
                 raise ConfigError(f"--{wrong[0].replace('_', '-')} is for a trace's jobs (with --machine-events and --task-events)")
             spec |= {"kind": "google-2011-jobs", **{k: v for k, v in generated_jobs.items() if v is not None}}
-        scenario = generate_from_spec(spec, source="dgdrf scenario")
+        try:
+            scenario = generate_from_spec(spec, source=FLAGS_SOURCE)
+        except ScenarioError as exc:  # the generator names its spec's key; here it came from a flag
+            raise ConfigError(re.sub(rf"^{FLAGS_SOURCE}: generate\.(\w+)", lambda m: "--" + m[1].replace("_", "-"), str(exc))) from None
     elif args.machine_events:
         from dgdrf.model.google_trace import read_google_trace
 
@@ -672,7 +682,7 @@ def _cluster_inputs(args: argparse.Namespace) -> tuple[Any, RunConfig]:
     if len(policies) != 1:
         raise ConfigError(f"a cluster runs one policy, got {', '.join(policies)}")
     if policies[0] not in POLICIES:
-        raise ConfigError(f"unknown policy {policies[0]!r}; known policies: {', '.join(POLICIES)}")
+        raise ConfigError(unknown_policy(policies[0], POLICIES))
     if config.churn_departures or config.churn_joins:
         which = "churn_departures" if config.churn_departures else "churn_joins"
         raise ConfigError(f"{which}: churn is emulated (dgdrf run); in a cluster, servers leave when their processes stop and join when a dgdrf node starts")

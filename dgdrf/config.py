@@ -10,14 +10,13 @@ checked against the declarations where they enter (:meth:`RunConfig.from_setting
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from dgdrf import options as declared_options
-from dgdrf.errors import ConfigError, ScenarioError
+from dgdrf.errors import ConfigError, ScenarioError, did_you_mean
 from dgdrf.model import scenario_file
 from dgdrf.model.scenario import MAX_SECONDS, SCENARIO_KEYS, Scenario
 from dgdrf.options import Declared, option
@@ -160,10 +159,8 @@ def checked_settings(scenario: Scenario, source: str, lenient: bool = False) -> 
 
 
 def unknown_key(key: str, known: Sequence[str]) -> str:
-    """"unknown key 'polcy' (did you mean 'policy'?)": the nearest known keys, if any are
-    near."""
-    near = difflib.get_close_matches(key, known, n=2, cutoff=0.6)
-    return f"unknown key {key!r}" + (f" (did you mean {' or '.join(map(repr, near))}?)" if near else "")
+    """The error for an unknown key: "unknown key 'polcy' (did you mean 'policy'?)"."""
+    return f"unknown key {key!r}{did_you_mean(key, known)}"
 
 
 def variant_labels(params: Mapping[str, Any]) -> list[str]:

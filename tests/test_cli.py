@@ -5,6 +5,7 @@ deterministic apart from wall-clock time."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -450,3 +451,22 @@ def test_an_unknown_top_level_key_is_an_error_with_a_guess_unless_lenient(capsys
     assert_one_line_error(*cli(capsys, "run", "--scenario", f)[::2], str(f), "unknown key 'polcy'", "did you mean 'policy'?", "--lenient")
     rc, out, err = cli(capsys, "run", "--scenario", f, "--lenient")
     assert rc == 0 and "unknown key 'polcy' (did you mean 'policy'?), ignored" in err and "drf" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragments"),
+    [
+        (["run", "--tick", "-1"], ["dgdrf: error: run: argument --tick", "(see dgdrf run --help)"]),
+        (["cluster", "up", "--processes", "0"], ["dgdrf: error: cluster up: argument --processes"]),
+        (["run", "--policy", "drff"], ["dgdrf: error: unknown policy 'drff' (did you mean 'drf'", "known policies: drf,"]),
+        (["scenario", "--servers", "4", "--users", "2", "--jobs", "--load", "-1", "-o", "x.json"], ["dgdrf: error: --load: must be a positive number"]),
+        (["oracle", "--scenario", "configs/thesis-100x20.toml", "--notion", "udrf"], ["dgdrf: error: configs/thesis-100x20.toml: users[0]"]),
+    ],
+)
+def test_every_error_line_starts_the_same_and_names_what_is_wrong(capsys, argv, fragments):
+    """One form for every error: "dgdrf: error: ", the command where a flag's parser
+    found it, what is wrong and where (a flag, the file, not the scenario's name), once;
+    an unknown name with the nearest known ones."""
+    assert_one_line_error(*cli(capsys, *argv)[::2], *fragments)
+    err = cli(capsys, *argv)[2]
+    assert err.startswith("dgdrf: error: ") and err.count("dgdrf: error: ") == 1 and not re.search(r"dgdrf [a-z ]+: ", err)

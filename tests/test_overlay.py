@@ -609,7 +609,7 @@ def test_a_bad_gradient_old_threshold_is_refused_naming_the_flag(value, capsys):
     with pytest.raises(SystemExit) as exited:
         main(["overlay", "--gradient", "toolbox", "--gradient-old-threshold", value])
     assert exited.value.code == 2
-    assert capsys.readouterr().err.splitlines()[-1] == f"dgdrf overlay: error: argument --gradient-old-threshold: must be an integer >= 1, got '{value}' (see dgdrf overlay --help)"
+    assert capsys.readouterr().err.splitlines()[-1] == f"dgdrf: error: overlay: argument --gradient-old-threshold: must be an integer >= 1, got '{value}' (see dgdrf overlay --help)"
 
 
 def test_duplication_reaches_an_overlay_run_and_its_result_says_so():

@@ -106,7 +106,7 @@ def test_cli_schema_of_an_unknown_kind_is_a_one_line_error(argv, capsys):
         main(argv)
     out, err = capsys.readouterr()
     assert exc.value.code == 2 and out == ""
-    assert err.startswith("dgdrf schema: error: ") and err.count("\n") == 1
+    assert err.startswith("dgdrf: error: schema: ") and err.count("\n") == 1
 
 
 # -- options: the schema of each is what Option.check accepts ------------------------------

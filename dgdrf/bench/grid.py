@@ -32,7 +32,7 @@ from itertools import product
 from pathlib import Path
 from typing import Any, Callable
 
-from dgdrf.errors import ConfigError
+from dgdrf.errors import ConfigError, unknown_policy
 from dgdrf.bench.staleness import revision_params
 
 DEFAULT_DATA_SEED = 2017
@@ -246,7 +246,7 @@ def parse_sweep(data: dict[str, Any], base: Path = Path("."), source: Path | Non
     policies = as_list("policies", lambda x: isinstance(x, str), "policy names")
     unknown = [p for p in policies if p not in POLICIES]
     if unknown:
-        raise fail("policies", f"unknown policy {unknown[0]!r}; known: {', '.join(POLICIES)}")
+        raise fail("policies", unknown_policy(unknown[0], POLICIES))
     neighbors = as_list("neighbors", positive_int, "integers >= 1")
     seeds = as_list("seeds", lambda x: isinstance(x, int) and not isinstance(x, bool) and x >= 0, "integers >= 0")
 

@@ -269,7 +269,7 @@ def udrf_drf_baseline(instance: UdrfInstance) -> UdrfResult:
     return _fill(instance, _bundle)
 
 
-def udrf_from_scenario(scenario: Scenario) -> UdrfInstance:
+def udrf_from_scenario(scenario: Scenario, source: str | None = None) -> UdrfInstance:
     """The UDRF instance of a scenario whose servers carry the attribute ``class`` (a
     class's capacity is the sum of its servers'; servers without one belong to no class)
     and each of whose jobs requires exactly one class (``requires = {class = "hadoop"}``)
@@ -293,7 +293,7 @@ def udrf_from_scenario(scenario: Scenario) -> UdrfInstance:
                 total[k] += c
 
     def fail(where: str, what: str) -> ScenarioError:
-        return ScenarioError(f"{scenario.name}: {where}: {what}")
+        return ScenarioError(f"{source or scenario.name}: {where}: {what}")  # the file, where there is one
 
     users: dict[str, list[UdrfJob]] = {}  # tenant -> its jobs: a scenario user with a tenant is one of its job streams
     for i, u in enumerate(scenario.users):
