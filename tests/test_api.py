@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -344,3 +345,16 @@ def test_example_notebook_runs_and_has_one_row_per_run(monkeypatch, tmp_path):
     assert seen["rows"] == seen["runs"] == seen["keys"] == 4
     assert Path(seen["out"]).is_relative_to(tmp_path) and (Path(seen["out"]) / "fairness.png").stat().st_size > 0
     assert len(dgdrf.results(seen["out"])) == 4
+
+
+def test_the_pages_sweep_script_runs_as_a_file(tmp_path):
+    """The page's sweep block is a whole script: saved as a file and run, its sweep's
+    processes import it and run nothing of it, and it prints what the page shows."""
+    blocks = doc_blocks((ROOT / "docs" / "API.md").read_text(encoding="utf-8"))
+    code, shown = next((c, s) for c, s in blocks if "dgdrf.sweep(" in c)
+    assert code.lstrip().startswith("import") and 'if __name__ == "__main__":' in code
+    script = tmp_path / "sweep_script.py"
+    script.write_text(code, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=300, env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == (shown or "").splitlines()
