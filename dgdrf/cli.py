@@ -162,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--timeout", type=_positive_float, default=600.0, help="give up after this many wall seconds (default 600)")
     up.add_argument("--token", help="shared cluster token")
     up.add_argument("--insecure", action="store_true", help="no TLS (default: keys are made for the run and every connection is mutual TLS)")
+    up.add_argument("--keep-keys", action="store_true", help="keep the keys made for the run beside the node logs (default: removed at the end)")
     keys = clsub.add_parser("keys", help="make the cluster's certificate authority and one certificate per role (and per node with --servers/--users)")
     keys.add_argument("dir", type=Path, metavar="DIR", help="where to write ca.crt, ca.key and NAME.crt / NAME.key")
     keys.add_argument("--servers", type=_certificates, default=0, help="also one certificate per server process: server-1 ... server-N")
@@ -750,20 +751,26 @@ def cmd_cluster(args: argparse.Namespace) -> int:
             raise ConfigError(f"--dashboard: refusing to serve the dashboard on {args.dashboard} without TLS (--insecure): beyond loopback it serves HTTPS with the cluster's keys")
         _say(args, f"dgdrf cluster: dashboard at {'http' if loopback(host) else 'https'}://{args.dashboard}/" if port else "dgdrf cluster: dashboard on a free port: the collector's log says which")
     code, result, cluster = cluster_up(words, len(scenario.servers), len(scenario.users), args.processes, args.timeout, token=args.token, batching=not args.no_batching, tls=not args.insecure, dashboard=args.dashboard)
+    if not args.keep_keys:
+        cluster.remove_keys()  # made for this run: the CA's private key does not outlive it
     if result is None:
+        print(f"dgdrf cluster: no result; node logs in {cluster.logs}", file=sys.stderr)
         return code or 1
     if not args.quiet:
         from dgdrf.measurement import RunResult
         from dgdrf.report_table import print_results
 
         print_results(scenario, [RunResult.from_dict(result)])
-        print(f"{result['processes']} processes; node logs in {cluster.logs}", file=sys.stderr)
+    _say(args, f"{result['processes']} processes; node logs in {cluster.logs}" + (f", keys in {cluster.keys}" if args.keep_keys and not args.insecure else ""))
     if args.json:
         _write_json(args.json, result)
     if result["invariant_violations"]:
         print(f"dgdrf: error: {len(result['invariant_violations'])} invariant violations, first: {result['invariant_violations'][0]}", file=sys.stderr)
         return 1
-    return 0
+    if result["stop_reason"] == "interrupted":
+        print(f"dgdrf: error: the run was stopped before its end ({'a signal' if code == 130 else f'--timeout {args.timeout:g} s'}); the result above is its part so far", file=sys.stderr)
+        return code or 1
+    return code
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:

@@ -10,6 +10,28 @@ import pytest
 from dgdrf.model.scenario import build_scenario
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _temporary_files_in_a_directory_of_the_session(tmp_path_factory: pytest.TempPathFactory):
+    """What the suite's code and its processes put in the system's temporary directory
+    (a cluster's logs and keys, Dask's scratch space, browser profiles) goes into one
+    directory of this worker's session instead, removed when the session ends: the suite
+    leaves nothing behind in /tmp."""
+    import shutil
+    import tempfile
+
+    here = tmp_path_factory.mktemp("tmp", numbered=False)
+    before = (tempfile.tempdir, os.environ.get("TMPDIR"))
+    tempfile.tempdir = str(here)
+    os.environ["TMPDIR"] = str(here)  # the processes the tests start
+    yield here
+    tempfile.tempdir = before[0]
+    if before[1] is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = before[1]
+    shutil.rmtree(here, ignore_errors=True)
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto`` (README's test command): one worker more than the cores this process may
     use. The clusters of processes the suite starts wait on the wall clock much of their

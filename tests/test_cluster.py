@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -263,6 +264,37 @@ def test_a_collector_stopped_by_a_signal_writes_its_result_so_far(scenario_file)
     assert result["stop_reason"] == "interrupted" and result["invariant_violations"] == [] and result["processes"] == 7
 
 
+@pytest.mark.parametrize("how", ["sigterm", "timeout"])
+def test_cluster_up_stopped_early_prints_and_writes_its_result_so_far(scenario_file, tmp_path, how):
+    """`dgdrf cluster up` stopped by SIGTERM, or by its --timeout, tells the collector to
+    stop: the result so far is printed and written, stop reason ``interrupted``, and the
+    command exits 130 (a signal) or 1 (the time-out), naming where the node logs are.
+    The keys made for the run are gone afterwards, and no node is left."""
+    out = tmp_path / "r.json"
+    cmd = [sys.executable, "-m", "dgdrf", "cluster", "up", "--scenario", str(scenario_file), "--policy", "drf", "--tick", "0.05", "--warmup", "30", "--processes", "2", "--json", str(out)]
+    if how == "timeout":
+        cmd += ["--timeout", "12"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if how == "sigterm":
+        time.sleep(12)
+        proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == (130 if how == "sigterm" else 1), stderr
+    result = json.loads(out.read_text())
+    assert result["stop_reason"] == "interrupted" and result["invariant_violations"] == []
+    assert "interrupted" in stdout  # the table of the result so far
+    logs = Path(re.search(r"node logs in (\S+)", stderr).group(1).rstrip(","))
+    assert (logs / "collector.log").is_file() and not (logs / "keys").exists(), stderr
+    assert "stopped before its end" in stderr
+
+
+def test_cluster_up_keeps_its_keys_when_asked(scenario_file, tmp_path):
+    r = subprocess.run([sys.executable, "-m", "dgdrf", "cluster", "up", "--servers", "4", "--users", "2", "--policy", "drf", "--keep-keys"], capture_output=True, text=True, timeout=TIMEOUT)
+    assert r.returncode == 0, r.stderr
+    keys = Path(re.search(r"keys in (\S+)", r.stderr).group(1))
+    assert (keys / "ca.crt").is_file() and (keys / "ca.key").is_file()
+
+
 @pytest.mark.parametrize("victim, reason", [("gateway", "gateway_down"), ("scheduler", "scheduler_down")])
 def test_a_killed_gateway_or_central_scheduler_ends_the_run_with_a_named_reason(scenario_file, victim, reason):
     """drf's central scheduler is the scenario's first server, on whichever process got it."""
@@ -506,3 +538,17 @@ def test_a_cluster_runs_an_instance_again_whole_when_a_server_with_a_part_is_kil
     assert result["members_down"] == {"server": 1} and result["instances"] == {"g1": {"pair": 4}, "g2": {"pair": 4}}
     assert result["events"].get("aborted", 0) >= 1 and result["events"]["task_lost"] >= 2, result["events"]
     assert result["handler_errors"] == 0 and not result["rejected_frames"]
+
+
+def test_the_suite_keeps_its_temporary_files_in_its_own_session_directory(tmp_path_factory):
+    """The clusters' logs and keys, Dask's scratch space and the browsers' profiles go
+    where tempfile and the processes the tests start put temporary files: a directory of
+    this session's (tests/conftest.py), removed at its end, not /tmp."""
+    import os
+    import tempfile
+
+    base = tmp_path_factory.getbasetemp()
+    assert Path(tempfile.gettempdir()).is_relative_to(base) and Path(os.environ["TMPDIR"]).is_relative_to(base)
+    cluster = Cluster(["--servers", "2", "--users", "1"], 2, 1)
+    assert cluster.logs.is_relative_to(base)
+    cluster.logs.rmdir()

@@ -5,12 +5,16 @@ gateway, and the servers and users grouped into processes (one node per process 
 default), all running ``dgdrf node``, by default with keys made for the run (one
 certificate per process, so no process can speak for another; mutual TLS); waits for the collector's result, returns it in
 the ``dgdrf run --json`` format, and makes sure every process is gone afterwards, also
-after Ctrl-C or a time-out (nodes also die with the launcher: PR_SET_PDEATHSIG).
+after Ctrl-C, SIGTERM or a time-out (nodes also die with the launcher: PR_SET_PDEATHSIG);
+then the collector is told to stop first, and the result so far (``interrupted``) is
+returned. The node logs stay in a temporary directory the command names; the keys made
+for the run are removed (:meth:`Cluster.remove_keys`) unless kept on request.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import socket
 import subprocess
@@ -25,6 +29,10 @@ from dgdrf.cluster.keys import CA_CERT, make_keys, node_names
 from dgdrf.log import get_logger
 
 log = get_logger("dgdrf.cluster")
+
+
+#: seconds a collector told to stop (SIGTERM) has to write the result so far
+INTERRUPT_GRACE_S = 45.0
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -135,6 +143,25 @@ class Cluster:
                 p.kill()
                 p.wait()
 
+    def interrupt(self, result_json: Path, grace: float = INTERRUPT_GRACE_S) -> dict[str, Any] | None:
+        """Stop the run before its end: the collector is told to stop (SIGTERM) and
+        writes the result so far (stop reason ``interrupted``); that result, or None."""
+        collector = self.procs.get("collector")
+        if collector is not None and collector.poll() is None:
+            collector.send_signal(signal.SIGTERM)
+            try:
+                collector.wait(grace)
+            except subprocess.TimeoutExpired:
+                pass
+        try:
+            return json.loads(result_json.read_text())
+        except (OSError, ValueError):
+            return None
+
+    def remove_keys(self) -> None:
+        """Remove the keys made for the run (the CA's private key among them)."""
+        shutil.rmtree(self.keys, ignore_errors=True)
+
     def tail(self, name: str, lines: int = 5) -> str:
         try:
             return "\n".join((self.logs / f"{name}.log").read_text(errors="replace").splitlines()[-lines:])
@@ -142,11 +169,24 @@ class Cluster:
             return ""
 
 
+class _Terminated(Exception):
+    """SIGTERM to the launcher: stop the run as Ctrl-C does."""
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise _Terminated
+
+
 def cluster_up(run_args: list[str], servers: int, users: int, processes: int | None, timeout: float, token: str | None = None, batching: bool = True, tls: bool = True, dashboard: str | None = None) -> tuple[int, dict[str, Any] | None, Cluster]:
     """Run a cluster to its end: (exit status, result or None, the cluster's record);
-    ``dashboard``: HOST:PORT where the collector serves the run's live page."""
+    ``dashboard``: HOST:PORT where the collector serves the run's live page.
+
+    Stopped before its end (Ctrl-C, SIGTERM, or ``timeout`` wall seconds) the collector
+    is told to stop, and the result so far, ``interrupted``, is returned with status 130
+    (a signal) or 1 (the time-out); None only if it wrote none."""
     cluster = Cluster(run_args, servers, users, processes, token, batching, tls, dashboard=dashboard)
     result_json = cluster.logs / "result.json"
+    previous = signal.signal(signal.SIGTERM, _raise_terminated) if _main_thread() else None
     try:
         cluster.start(result_json)
         deadline = time.monotonic() + timeout
@@ -158,14 +198,27 @@ def cluster_up(run_args: list[str], servers: int, users: int, processes: int | N
                 print(f"dgdrf cluster: error: {bad[0]} exited with status {bad[1]}: {cluster.tail(bad[0], 3)}", file=sys.stderr)
                 return 1, None, cluster
         if code is None:
-            print(f"dgdrf cluster: error: no result within {timeout:g} s (logs in {cluster.logs})", file=sys.stderr)
-            return 1, None, cluster
+            print(f"dgdrf cluster: error: no result within {timeout:g} s; stopping the run (its result so far follows; logs in {cluster.logs})", file=sys.stderr)
+            return 1, cluster.interrupt(result_json), cluster
         if not result_json.exists():
             print(f"dgdrf cluster: error: the collector exited ({code}) without a result: {cluster.tail('collector', 5)}", file=sys.stderr)
             return 1, None, cluster
         return code, json.loads(result_json.read_text()), cluster
-    except KeyboardInterrupt:
-        print("dgdrf cluster: interrupted; stopping every node", file=sys.stderr)
-        return 130, None, cluster
+    except (KeyboardInterrupt, _Terminated):
+        print("dgdrf cluster: interrupted; stopping the run (its result so far follows)", file=sys.stderr)
+        calm = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None  # a second Ctrl-C does not cut the result short
+        try:
+            return 130, cluster.interrupt(result_json), cluster
+        finally:
+            if calm is not None:
+                signal.signal(signal.SIGINT, calm)
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
         cluster.stop(grace=5.0)
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
