@@ -241,7 +241,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from dgdrf.log import configure
 
-    configure(verbose=getattr(args, "verbose", False))
+    # a node's log is the record of its part in a run: its state changes (INFO) unless --quiet
+    configure(verbose=getattr(args, "verbose", False) or (args.command == "node" and not args.quiet))
     if getattr(args, "quiet", False):
         import contextlib
         import os
@@ -770,6 +771,8 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     if result["stop_reason"] == "interrupted":
         print(f"dgdrf: error: the run was stopped before its end ({'a signal' if code == 130 else f'--timeout {args.timeout:g} s'}); the result above is its part so far", file=sys.stderr)
         return code or 1
+    if code:  # the collector's verdict: a run that ended for a reason it should not have
+        print(f"dgdrf: error: the run ended early: {result['stop_reason'].replace('_', ' ')} (the collector's log in {cluster.logs} says more)", file=sys.stderr)
     return code
 
 

@@ -22,6 +22,7 @@ from dgdrf.nodes.protocol import ServerReply, TaskQueued
 from dgdrf.runtime.actor import Actor
 
 TIMEOUT = 240.0
+ROOT = Path(__file__).parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +66,11 @@ def test_dgdrf_cluster_saturates_with_invariants(scenario_file):
     assert result["processes"] == 9  # 3 + servers and users grouped into 6 processes
     assert result["messages"]["by_type"]["GradientShuffle"] > 0
     assert result["rejected_frames"] == {}
+    # the nodes' logs, at the default level, tell how the run went: each process's state
+    # changes, and the collector's status (what the run waits for) every 10 s
+    collector_log = (cluster.logs / "collector.log").read_text()
+    assert '"event": "run status"' in collector_log and '"allocations": ' in collector_log and '"event": "run finished"' in collector_log
+    assert all('"event": "started"' in (cluster.logs / f"{name}.log").read_text() for name in ("bootstrap", "gateway", "server-1", "user-1"))
 
 
 def _process_hosting(cluster: Cluster, actor: str) -> str:
@@ -265,13 +271,14 @@ def test_a_collector_stopped_by_a_signal_writes_its_result_so_far(scenario_file)
 
 
 @pytest.mark.parametrize("how", ["sigterm", "timeout"])
-def test_cluster_up_stopped_early_prints_and_writes_its_result_so_far(scenario_file, tmp_path, how):
+def test_cluster_up_stopped_early_prints_and_writes_its_result_so_far(tmp_path, how):
     """`dgdrf cluster up` stopped by SIGTERM, or by its --timeout, tells the collector to
     stop: the result so far is printed and written, stop reason ``interrupted``, and the
     command exits 130 (a signal) or 1 (the time-out), naming where the node logs are.
     The keys made for the run are gone afterwards, and no node is left."""
     out = tmp_path / "r.json"
-    cmd = [sys.executable, "-m", "dgdrf", "cluster", "up", "--scenario", str(scenario_file), "--policy", "drf", "--tick", "0.05", "--warmup", "30", "--processes", "2", "--json", str(out)]
+    finite = ROOT / "configs" / "google-finite-8x4.toml"  # its hour of jobs takes a cluster some 80 s at this time scale
+    cmd = [sys.executable, "-m", "dgdrf", "cluster", "up", "--scenario", str(finite), "--policy", "drf", "--time-scale", "240", "--processes", "2", "--json", str(out)]
     if how == "timeout":
         cmd += ["--timeout", "12"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

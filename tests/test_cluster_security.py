@@ -187,6 +187,8 @@ def test_a_node_waiting_for_an_unreachable_bootstrap_says_so():
     p = subprocess.Popen([sys.executable, "-m", "dgdrf", "node", "--role", "gateway", "--bootstrap", "http://127.0.0.1:1"], stderr=subprocess.PIPE, text=True)
     try:
         line = p.stderr.readline()  # the first progress line comes after JOIN_PROGRESS_S
+        while line.startswith("{"):  # the node's log lines (JSON) before it
+            line = p.stderr.readline()
     finally:
         p.kill()
         p.wait()

@@ -97,7 +97,7 @@ class Cluster:
         boot = f"{'https' if self.tls else 'http'}://{self.host}:{port}"
         listen = f"{self.listen_host or self.host}:0"
         self._spawn("bootstrap", ["--role", "bootstrap", "--listen", f"{self.host}:{port}", *self.run_args])
-        self._spawn("collector", ["--role", "collector", "--bootstrap", boot, "--listen", listen, "--json", str(result_json), "--quiet", *(["--dashboard", self.dashboard] if self.dashboard else [])])
+        self._spawn("collector", ["--role", "collector", "--bootstrap", boot, "--listen", listen, "--json", str(result_json), *(["--dashboard", self.dashboard] if self.dashboard else [])])
         self._spawn("gateway", ["--role", "gateway", "--bootstrap", boot, "--listen", listen])
         total = self.servers + self.users
         k = total if self.processes is None else max(2, min(self.processes, total))

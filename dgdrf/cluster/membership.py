@@ -154,6 +154,7 @@ class Membership:
         if self.complete() and not self.joined.is_set():
             self.epoch = time.time() + START_DELAY_S
             self.joined.set()
+            log.info("started", role="bootstrap", processes=len(self.processes) + 1, start_in_s=START_DELAY_S)  # every member is there: the run starts at the epoch
         return web.json_response(self._assignment(role, actors))
 
     # -- servers joining the run under way --------------------------------------------

@@ -64,6 +64,8 @@ BOOTSTRAP_PATIENCE_S = 5.0
 DEADLINE_GRACE_S = 60.0
 #: stop reasons of a run that could not go on: the collector exits non-zero with them
 FATAL_STOPS = ("gateway_down", "scheduler_down", "bootstrap_down", "deadline")
+#: wall seconds between two of the collector's status lines in its log
+STATUS_S = 10.0
 #: seconds the collector is given, once stopped, to gather and write its result
 RESULT_GRACE_S = 30.0
 #: seconds a run must look stranded before the collector takes it for stranded
@@ -508,6 +510,23 @@ async def _wait_cluster(session: aiohttp.ClientSession, bootstrap: str, stop: as
     return None
 
 
+def run_status(collector: Collector, actor: CollectorActor, now: float) -> dict[str, Any]:
+    """Where the run stands, for the collector's log every :data:`STATUS_S`: what it has
+    done, and what it waits for before it can end (tasks left and running, jobs still to
+    arrive, the members down), so a log shows why a run goes on."""
+    jobs = collector.jobs
+    left = jobs.unfinished(owed_only=True)
+    status: dict[str, Any] = {
+        "t": round(now, 1), "allocations": len(collector.allocations), "running": len(jobs.running),
+        "since_last_allocation_s": round(now - collector.last_allocation_at, 1) if collector.last_allocation_at is not None else None,
+    }  # fmt: skip
+    if jobs.work:
+        status |= {"tasks_left": sum(left.values()), "users_with_tasks_left": sorted(u for u, n in left.items() if n), "jobs_to_arrive": jobs.arrivals_left()}
+    if actor.members_down:
+        status["members_down"] = dict(actor.members_down)
+    return status
+
+
 class _GatheredStats:
     """What ``measure`` reads from a transport: the cluster's summed message counters."""
 
@@ -528,10 +547,14 @@ async def _collect(collector: Collector, actor: CollectorActor, scenario: Scenar
     rules = StopRules(config.stall_time, config.max_time, stranded_patience=STRANDED_PATIENCE_S)
     reason = ""
     t0 = time.perf_counter()
+    next_status = t0 + STATUS_S
     while collector.ended_at is None and not stop.is_set():
         await asyncio.sleep(0.05)
         now = clock.now()
         collector.sample(now)
+        if time.perf_counter() >= next_status:
+            next_status += STATUS_S
+            log.info("run status", **run_status(collector, actor, now))
         verdict = rules.check(collector, now)
         if verdict in ("drained", "saturated"):
             collector.end(verdict, now)  # over by itself without an event (the last arrival time passed)
