@@ -112,3 +112,12 @@ def test_any_interleaving_of_the_sources_gives_the_in_order_result(data, gangs):
     assert not collector.finite_work_left(10.0)
     assert collector.jobs.running == {} and collector.jobs.taken == {}
     assert [(r["job"], r["tasks"]) for r in collector.jobs.job_records()] == [("a", 2 if gangs else 3)]
+
+
+def test_a_start_whose_task_is_never_reported_is_counted_not_dropped():
+    """A start held for a task its user never reported (its process lost the report): at
+    the end it is counted in the result's events, not silently dropped."""
+    collector = Collector(_scenario())
+    collector("allocated", "s1", 0.5, {"user": "u1", "task_id": 7})
+    collector.finish()
+    assert collector.counters.get("never_submitted") == 1 and collector.allocations == []

@@ -714,7 +714,10 @@ class Collector:
     def finish(self) -> None:
         """End-of-run invariants: every allocated task was accepted exactly once by its
         user, for the server it runs on. Checked at the end because in network mode the
-        user's and the server's reports may arrive in either order."""
+        user's and the server's reports may arrive in either order. Reports still held
+        for a task whose user never said which it was are counted (``never_submitted``)."""
+        if self._early:
+            self.counters["never_submitted"] = self.counters.get("never_submitted", 0) + sum(len(v) for v in self._early.values())
         for time, user, task_id, server in [(r.time, r.user, r.task_id, r.server) for r in self.allocations] + self._part_starts:
             accepted = self.accepted.get((user, task_id), [])
             if accepted != [server]:
