@@ -31,7 +31,9 @@ class OneLineErrorParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line naming the problem (exit 2)."""
 
     def error(self, message: str) -> NoReturn:
-        command = self.prog.removeprefix("dgdrf").strip()  # every error line starts "dgdrf: error:"
+        if self.prog.split()[0] != "dgdrf":  # a bench script's own parser: its own name leads
+            self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        command = self.prog.removeprefix("dgdrf").strip()  # every dgdrf error line starts "dgdrf: error:"
         self.exit(EXIT_BAD_INPUT, f"dgdrf: error: {command + ': ' if command else ''}{message} (see {self.prog} --help)\n")
 
 

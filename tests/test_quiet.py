@@ -18,7 +18,7 @@ ROOT = Path(__file__).parent.parent
 
 def _commands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], argparse.ArgumentParser]:
     """Every leaf command's parser, by its words."""
-    out = {}
+    out: dict[tuple[str, ...], argparse.ArgumentParser] = {}
     subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     if not subs:
         return {prefix: parser}
