@@ -116,6 +116,9 @@ class AllocationLedger:
         self._total = np.zeros(n_resources)
         self._task_share = np.zeros(0)
         self._total_stale = False
+        #: dominant shares of the demands counted, for the totals they were computed with
+        self._dominant: dict[tuple[float, ...], float] = {}
+        self._dominant_for: np.ndarray | None = None
         self._shares_stale = False
         #: counts changes of a user's next task (demand or constraint) and users added;
         #: with :attr:`row_changed_at`, a reader keeping per-user figures of them
@@ -479,7 +482,20 @@ class AllocationLedger:
 
     def _varied_share(self, user: int) -> float:
         """G_i of a user whose running tasks have several demands: the sum of theirs."""
-        return float(sum(n * self.dominant_share(d) for d, n in self._by_demand[user].items() if n))
+        return float(sum(n * self._dominant_of(d) for d, n in self._by_demand[user].items() if n))
+
+    def _dominant_of(self, demand: tuple[float, ...]) -> float:
+        """:meth:`dominant_share` of a demand the ledger counts, remembered until the
+        cluster's totals change: the collector asks for every user's share at every
+        allocation and end, and with jobs of many demands numpy's work for each was most
+        of the ledger's time in a 1,000-server run (bench/profile_run.py)."""
+        total = self.total
+        if self._dominant_for is not total:
+            self._dominant_for, self._dominant = total, {}
+        share = self._dominant.get(demand)
+        if share is None:
+            share = self._dominant[demand] = self.dominant_share(demand)
+        return share
 
     def mixed_use(self) -> dict[int, np.ndarray]:
         """The users whose running tasks differ in demand (jobs of several demands, the
