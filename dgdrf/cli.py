@@ -634,10 +634,7 @@ def _write_text(path: Path, text: str, flag: str) -> None:
 
 
 def _write_json(path: Path, doc: Any) -> None:
-    try:
-        path.write_text(json.dumps(doc, indent=1) + "\n")
-    except OSError as exc:
-        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
+    _write_text(path, json.dumps(doc, indent=1) + "\n", "--json")
 
 
 def _run_flags(args: argparse.Namespace) -> list[str]:

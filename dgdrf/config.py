@@ -147,9 +147,10 @@ def checked_settings(scenario: Scenario, source: str, lenient: bool = False) -> 
     names = set(option_names())
     settings = {k: v for k, v in scenario.settings.items() if k in names}
     unknown = [k for k in scenario.settings if k not in names]
+    known = SCENARIO_KEYS + tuple(sorted(names))
     if unknown and not lenient:
-        raise ScenarioError(f"{source}: {unknown_key(unknown[0], SCENARIO_KEYS + tuple(sorted(names)))}; `dgdrf schema scenario` lists every key (--lenient: ignore unknown keys)")
-    warnings = [f"{source}: {unknown_key(k, SCENARIO_KEYS + tuple(sorted(names)))}, ignored (--lenient)" for k in unknown]
+        raise ScenarioError(f"{source}: {unknown_key(unknown[0], known)}; `dgdrf schema scenario` lists every key (--lenient: ignore unknown keys)")
+    warnings = [f"{source}: {unknown_key(k, known)}, ignored (--lenient)" for k in unknown]
     if "policy" in settings and not isinstance(settings["policy"], str):
         raise ScenarioError(f"{source}: policy: must be a policy name, got {settings['policy']!r}")
     checked = declared_options.check(RunConfig.options(), {k: v for k, v in settings.items() if k != "policy"}, lambda name, problem: ScenarioError(f"{source}: {name}: {problem}"))

@@ -336,6 +336,7 @@ class Report:
         #: per figure (file name), each run behind its points: where it lies, what names it
         #: on hover, and its page if the sweep made one (``dgdrf sweep --html``)
         self.run_points: dict[str, list[dict[str, Any]]] = {}
+        self._page_links: dict[str, str] = {}
         by_key: dict[str, dict[str, Any]] = {}
         self.unreadable = 0
         self.manifests: list[dict[str, Any]] = []
@@ -372,24 +373,29 @@ class Report:
         self.figures.append(name)
         self.md.append(f"![{caption}]({name})\n\n*{caption}*\n")
 
-    def note_runs(self, figure: str, rows: Iterable[dict], x: str | Callable[[dict], Any], y: str | Callable[[dict], Any], panel: int = 0) -> None:
-        """The runs behind a figure's points, for its page: each at (its ``x``, its ``y``:
-        a row's key, or a function of the row), in the figure's ``panel`` (its axes, in
-        order), named by its policy, neighbours, seed, loss and data set, with the
-        relative path of its page where one was made (``dgdrf sweep --html``:
-        DIR/pages/KEY.html). Only with ``html``."""
+    def note_runs(self, figure: str, points: Iterable[tuple[dict, Any, Any]], panel: int = 0) -> None:
+        """The runs behind a figure's points, for its page: each (row, x, y) in the
+        figure's ``panel`` (its axes, in order), named by its policy, neighbours, seed,
+        loss and data set, with the relative path of its page where one was made
+        (``dgdrf sweep --html``: DIR/pages/KEY.html). Only with ``html``."""
         if not self.html:
             return
-        points = self.run_points.setdefault(figure, [])
-        xf = x if callable(x) else (lambda r, k=x: r.get(k))
-        yf = y if callable(y) else (lambda r, k=y: r.get(k))
-        for r in rows:
+        marks = self.run_points.setdefault(figure, [])
+        for r, x, y in points:
             key = r["_rec"]["key"]
-            page = next((d / PAGES / f"{key}.html" for d in self.dirs if (d / PAGES / f"{key}.html").exists()), None)
-            link = os.path.relpath(page, self.out) if page is not None else ""
+            link = self._page_link(key)
             params = r["_rec"]["params"]
             name = ", ".join(f"{k} {params[k]}" for k in ("policy", "neighbors", "seed", "loss", "dataset") if k in params)
-            points.append({"x": xf(r), "y": yf(r), "panel": panel, "text": f"{name}<br>{key}" + ("<br>click: its page" if link else ""), "link": link})
+            marks.append({"x": x, "y": y, "panel": panel, "text": f"{name}<br>{key}" + ("<br>click: its page" if link else ""), "link": link})
+
+    def _page_link(self, key: str) -> str:
+        """The path of run ``key``'s page relative to the report, or "" (looked for once
+        per run, in the sweeps' directories)."""
+        link = self._page_links.get(key)
+        if link is None:
+            page = next((d / PAGES / f"{key}.html" for d in self.dirs if (d / PAGES / f"{key}.html").exists()), None)
+            link = self._page_links[key] = os.path.relpath(page, self.out) if page is not None else ""
+        return link
 
     def seeds_note(self, rows: list[dict]) -> str:
         seeds = self.runs.values("seed", rows)
@@ -480,7 +486,7 @@ class Report:
                     st = [_stats([r[key] for r in grp if r["neighbors"] == x]) for x in xs]
                     med = [s[0] for s in st]
                     line = ax.plot(xs, med, marker="o", label=_series_label(gk[0], dict(zip(extra, gk[1:]))))[0]
-                    self.note_runs(f"{key}_vs_neighbors_{dataset}.png", grp, "neighbors", key)
+                    self.note_runs(f"{key}_vs_neighbors_{dataset}.png", [(r, r["neighbors"], r[key]) for r in grp])
                     if len(self.runs.values("seed", grp)) > 1:
                         ax.fill_between(xs, [s[1] for s in st], [s[2] for s in st], alpha=0.15, color=line.get_color())
                 ax.set_xlabel("neighbours per server (gradient / overlay view size P)")
@@ -576,8 +582,7 @@ class Report:
         slug = "users" if x_key == "users" else "gradient_rate"
         for n, (ax, panel) in enumerate(zip(axes, panels)):
             sel = [(r, q, x) for r, q, x in pairs if r[pk] == panel]
-            ratio_at = {id(r): (x, q) for r, q, x in sel}
-            self.note_runs(f"runtime_ratio_vs_{slug}.png", [r for r, _, _ in sel], lambda r: ratio_at[id(r)][0], lambda r: ratio_at[id(r)][1], panel=n)
+            self.note_runs(f"runtime_ratio_vs_{slug}.png", [(r, x, q) for r, q, x in sel], panel=n)
             series: dict[tuple, dict[float, list[float]]] = defaultdict(lambda: defaultdict(list))
             for r, q, x in sel:
                 series[(_variant(r), r["neighbors"])][x].append(q)
@@ -846,7 +851,7 @@ class Report:
         fig, axes = _figure(4.0, 3.4, len(measures))
         groups = self.runs.by(rows, ["policy", "users"])
         for k, (ax, (key, label)) in enumerate(zip(axes, measures)):
-            self.note_runs("emulator_cost.png", rows, "servers", key, panel=k)
+            self.note_runs("emulator_cost.png", [(r, r["servers"], r[key]) for r in rows], panel=k)
             for (policy, users), grp in sorted(groups.items(), key=lambda kv: (_policy_rank(kv[0][0]), kv[0][1])):
                 xs = self.runs.values("servers", grp)
                 ax.plot(xs, [_stats([r[key] for r in grp if r["servers"] == x])[0] for x in xs], marker="o", label=f"{policy}, {users} users")

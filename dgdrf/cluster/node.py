@@ -401,15 +401,10 @@ async def _start_dashboard(at: tuple[str, int], collector: Collector, actor: Col
         urls = sorted(set(transport.directory.values()))
         stats = await asyncio.gather(*(_get_json(session, u + "/stats", quiet=True) for u in urls))
         overlays = await asyncio.gather(*(_get_json(session, u + "/overlay", quiet=True) for u in urls))
-        gathered = MessageStats()
-        for doc in stats:
-            if doc is not None:
-                for tag in range(256):
-                    gathered.count[tag] += doc["messages"]["count"][tag]
         merged: dict[str, Any] = {}
         for doc in overlays:
             merged.update(doc or {})
-        return {"messages": {k: v["count"] for k, v in gathered.by_type().items()}, "overlay": merged}
+        return {"messages": {k: v["count"] for k, v in _summed_messages(stats).by_type().items()}, "overlay": merged}
 
     host, port = at
     tls = None
@@ -422,7 +417,7 @@ async def _start_dashboard(at: tuple[str, int], collector: Collector, actor: Col
     except OSError as exc:
         raise ConfigError(f"--dashboard: cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     print(f"dgdrf node: dashboard at {url}", file=sys.stderr, flush=True)
-    log.warning("dashboard", url=url)
+    log.info("dashboard", url=url)
     return dashboard
 
 
@@ -527,6 +522,21 @@ def run_status(collector: Collector, actor: CollectorActor, now: float) -> dict[
     return status
 
 
+def _summed_messages(docs: list[dict[str, Any] | None]) -> MessageStats:
+    """The cluster's message counters: the sum of the processes' ``/stats`` answers (a
+    process that did not answer, None, counts nothing)."""
+    stats = MessageStats()
+    for doc in docs:
+        if doc is None:
+            continue
+        m = doc["messages"]
+        for tag in range(256):
+            stats.count[tag] += m["count"][tag]
+            stats.nbytes[tag] += m["nbytes"][tag]
+        stats.undeliverable += m.get("undeliverable", 0)
+    return stats
+
+
 class _GatheredStats:
     """What ``measure`` reads from a transport: the cluster's summed message counters."""
 
@@ -572,20 +582,11 @@ async def _collect(collector: Collector, actor: CollectorActor, scenario: Scenar
     if actor.fatal is not None and (collector.ended_at is None or collector.ended_at >= actor.fatal_at):
         reason = actor.fatal  # retiring the dead servers may "saturate" the rest, but nothing can be placed any more
     await asyncio.sleep(0.3)  # reports still in flight
-    stats = MessageStats()
     urls = sorted(set(transport.directory.values()))  # those that joined the run too
-    handler_errors = connections_lost = 0
     docs = await asyncio.gather(*(_get_json(session, u + "/stats") for u in urls))
-    for u, doc in zip(urls, docs):
-        if doc is None:
-            continue
-        m = doc["messages"]
-        for tag in range(256):
-            stats.count[tag] += m["count"][tag]
-            stats.nbytes[tag] += m["nbytes"][tag]
-        stats.undeliverable += m.get("undeliverable", 0)
-        handler_errors += doc.get("handler_errors", 0)
-        connections_lost += doc.get("connections_lost", 0)
+    stats = _summed_messages(docs)
+    handler_errors = sum(doc.get("handler_errors", 0) for doc in docs if doc is not None)
+    connections_lost = sum(doc.get("connections_lost", 0) for doc in docs if doc is not None)
     collector.finish()
     result = measure(scenario, config, collector, _GatheredStats(stats), wall, reason, start, None, now=clock.now()).to_dict()
     result["mode"] = "network"
