@@ -338,8 +338,8 @@ class Collector:
         """Hold a report of a task's start or end that came before its user's "submitted"
         (a network's reports from different processes arrive in any order; each process's
         in its order): until that comes, which of the user's tasks it is cannot be known,
-        and taking the user's next task for it ran one task twice in the tracker's books
-        and another never. Not for a user gone (its report may never come), nor beyond
+        and taking the user's next task for it would book one task twice and another
+        never. Not for a user gone (its report may never come), nor beyond
         :data:`MAX_OPEN_TASKS_PER_USER` held for one user (forged reports)."""
         user, task_id = f.get("user"), f.get("task_id")
         if user not in self.jobs.work or user in self.jobs.users_down or not isinstance(task_id, int) or self.jobs.reported(user, task_id):
