@@ -308,6 +308,8 @@ TABLE: tuple[Artefact, ...] = (
              note="virtual time: every column but the wall times is the same on a rerun"),
     Artefact((f"{R}/profile-google-finite-1000x200-dgdrf.txt",), "machine", ("python bench/profile_run.py -- --scenario configs/google-finite-1000x200.toml --policy dgdrf --max-time 600 > bench/results/profile-google-finite-1000x200-dgdrf.txt",), "~2 min",
              note="sampled (py-spy --native, pip install py-spy; needs ptrace): the shares move a little between reruns"),
+    Artefact((f"{R}/install-time.txt",), "machine", ("bench/install_time.sh > bench/results/install-time.txt",), "~3 min (a fresh clone, a build)",
+             note="wall times of this machine: they vary with its load and pip's cache"),
     Artefact((f"{R}/page-cost.txt",), "machine", ("python bench/page_cost.py > bench/results/page-cost.txt",), "~30 s (6 runs, 6 page loads in Chromium)",
              note="wall times of this machine: they vary with its load; needs Debian's chromium"),
     Artefact((f"{R}/cluster-example12-gangs.txt",), "machine", ("python bench/cluster_example12_gangs.py --runs 10 --late > bench/results/cluster-example12-gangs.txt",), "~4 min (10 clusters of 12 processes)",
