@@ -14,8 +14,9 @@ from dgdrf.model.scenario import build_scenario
 def _temporary_files_in_a_directory_of_the_session(tmp_path_factory: pytest.TempPathFactory):
     """What the suite's code and its processes put in the system's temporary directory
     (a cluster's logs and keys, Dask's scratch space, browser profiles) goes into one
-    directory of this worker's session instead, removed when the session ends: the suite
-    leaves nothing behind in /tmp."""
+    directory of this worker's session instead, emptied when the session ends (within
+    pytest's own base directory, which pytest rotates): the suite leaves nothing behind
+    in /tmp."""
     import shutil
     import tempfile
 
@@ -29,7 +30,13 @@ def _temporary_files_in_a_directory_of_the_session(tmp_path_factory: pytest.Temp
         os.environ.pop("TMPDIR", None)
     else:
         os.environ["TMPDIR"] = before[1]
-    shutil.rmtree(here, ignore_errors=True)
+    for entry in here.iterdir():
+        if entry.name.startswith("pymp-"):
+            continue  # multiprocessing's own, which it removes at exit (after this)
+        if entry.is_dir():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
