@@ -15,7 +15,7 @@ The fast paths and their references:
 - ``ToolboxGradient``'s merge against the Kompics GradientView.merge its docstring
   describes;
 - Cyclon's ``_oldest``, ``_sample`` and ``random_peer`` against ``min``, a uniform
-  k-subset and indexing a list;
+  k-subset and indexing a list, and its ``sample_descriptors`` against ``_sample``;
 - ``VirtualClock`` (a heap of C records compiled, slots per tick interpreted) against a
   sorted list of (due tick, scheduling order);
 - ``LocalTransport``'s send (the closure of the interpreted build, the method) against
@@ -198,6 +198,8 @@ def test_cyclon_oldest_sample_and_random_peer_match_their_references(mod, view, 
     ref = random.Random(seed)
     for _ in range(5):  # the k-th entry in view order, walked without copying the view
         assert cyclon.random_peer() == items[int(ref.random() * len(items))]
+    for _ in range(5):  # the compiled draw (in place, in C) picks what _sample picks, in order
+        assert [a for a, _ in cyclon.sample_descriptors(k)] == mod._sample(list(items), k, ref.random)
 
 
 # -- the virtual clock (runtime/clock.py) ---------------------------------------------------------

@@ -47,13 +47,15 @@ cdef class Cyclon(Role):
     @cython.locals(k=Py_ssize_t)
     cdef int _append(self, long long i, long long birth, profile) except -1
     cdef double _random(self) except? -1.0
-    @cython.locals(n=Py_ssize_t, j=Py_ssize_t, r=Py_ssize_t, t=cython.longlong, x=double, picked=list)
+    @cython.locals(n=Py_ssize_t, j=Py_ssize_t, r=Py_ssize_t, t=cython.longlong, x=double, got=Py_ssize_t, draws=Py_ssize_t, d=Py_ssize_t)
     cdef Py_ssize_t _draw(self, Py_ssize_t k) except -1
     @cython.locals(n=Py_ssize_t, x=double)
     cpdef long long random_peer_id(self) except? -2
     cpdef object random_peer(self)
     @cython.locals(m=Py_ssize_t, j=Py_ssize_t, names=list, vprof=list, v=cython.longlong[::1], perm=cython.longlong[::1])
     cpdef list sample_descriptors(self, Py_ssize_t k)
+    @cython.locals(m=Py_ssize_t, j=Py_ssize_t, p=Py_ssize_t, v=cython.longlong[::1], vprof=list)
+    cdef Py_ssize_t sample_numbers(self, Py_ssize_t k, long long[::1] ids, double[::1] values) except -1
     @cython.locals(cycle=cython.longlong, o=Py_ssize_t, oldest=cython.longlong, m=Py_ssize_t, j=Py_ssize_t, k=Py_ssize_t, out=Descriptors, sent=list)
     cpdef shuffle(self)
     cpdef on_frame(self, long long src, bytes data)

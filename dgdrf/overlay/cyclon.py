@@ -240,9 +240,21 @@ class Cyclon(Role):
                 _PERM[j] = _PERM[r]
                 _PERM[r] = t
             return k
-        picked = _sample(list(range(n)), k, self._mt.random if self._mt is not None else self._rnd.random)
-        for j in range(k):
-            _PERM[j] = picked[j]
+        # _sample's rejection: the first k distinct of k + k // 2 + 2 uniform draws (all
+        # of them drawn), then of k more at a time while fewer than k are distinct; the
+        # distinct positions, fewer than n, fit the n places initialised above
+        got = 0
+        draws = k + k // 2 + 2
+        while got < k:
+            for d in range(draws):
+                r = cython.cast(cython.Py_ssize_t, self._random() * n)
+                j = 0
+                while j < got and _PERM[j] != r:
+                    j += 1
+                if j == got:
+                    _PERM[got] = r
+                    got += 1
+            draws = k
         return k
 
     # -- the service ------------------------------------------------------------------
@@ -288,6 +300,24 @@ class Cyclon(Role):
         m = self._draw(k)
         names, v, vprof, perm = self._book.names, self._v, self._vprof, _PERM
         return [(names[v[_W * perm[j]]], vprof[perm[j]]) for j in range(m)]
+
+    def sample_numbers(self, k: int, ids: Any, values: Any) -> int:
+        """Compiled only: :meth:`sample_descriptors` for profiles that are numbers (a
+        gradient's utilities), without a tuple per entry: entry j's node id into
+        ``ids[j]`` and its profile as a float into ``values[j]``, or id -1 where the
+        profile is not an int or a float; returns the count (at most ``k``, which both
+        arrays must hold). The same draws as :meth:`sample_descriptors`."""
+        m = self._draw(k)
+        v, vprof = self._v, self._vprof
+        for j in range(m):
+            p = _PERM[j]
+            prof = vprof[p]
+            if isinstance(prof, (int, float)):
+                ids[j] = v[_W * p]
+                values[j] = float(prof)
+            else:
+                ids[j] = -1
+        return m
 
     # -- the protocol -------------------------------------------------------------------
     def on_Peers(self, src: str, msg: Peers) -> None:

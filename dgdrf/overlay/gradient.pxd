@@ -43,6 +43,7 @@ cdef extern from *:
 
 cdef double _NEG_INF
 cdef double _INF
+cdef long long _NO_STAMP
 cdef AddressBook BOOK
 cdef long _SHUFFLE
 cdef long _REPLY
@@ -126,6 +127,8 @@ cdef class Gradient(GradientBase):
     cdef dict _vcache
 
     cpdef tuple _descriptor(self)
+    @cython.locals(k=Py_ssize_t, m=Py_ssize_t, h=Py_ssize_t, j=Py_ssize_t, i=cython.longlong, names=list, suspects=dict, gone=dict)
+    cdef Py_ssize_t _heard_sampled(self) except -1
     cdef _send_exchange(self, long long dst, long tag, u, s)
     @cython.locals(m=Py_ssize_t)
     cpdef on_frame(self, long long src, bytes data)

@@ -76,6 +76,7 @@ except ImportError:  # interpreted without Cython installed
 NO_STAMP = -1  # a utility heard second-hand from peer sampling: older than any stamped one
 _NEG_INF = -math.inf
 _INF = math.inf
+_NO_STAMP = NO_STAMP  # compiled: a C constant
 _HELD_IDLE = (_NEG_INF, NO_STAMP)
 _SHUFFLE = GradientShuffle.TAG
 _REPLY = GradientReply.TAG
@@ -549,24 +550,58 @@ class Gradient(GradientBase):
         if self.idle_quiet and self.utility() == _NEG_INF:
             return
         if self.sampler is not None:
-            me = self.me
-            sampled = {
-                addr: (float(prof), NO_STAMP)
-                for addr, prof in self.sampler.sample_descriptors(self.candidates)
-                if addr != me and isinstance(prof, (int, float)) and addr not in self._suspects and addr not in self._gone
-            }
-            self._select(sampled)
+            if cython.compiled:
+                self._select_arrays(self._heard_sampled(), False, 0.0)
+            else:
+                me = self.me
+                sampled = {
+                    addr: (float(prof), NO_STAMP)
+                    for addr, prof in self.sampler.sample_descriptors(self.candidates)
+                    if addr != me and isinstance(prof, (int, float)) and addr not in self._suspects and addr not in self._gone
+                }
+                self._select(sampled)
         if self._awaiting is not None:
             self._suspect(self._awaiting)  # no answer within a whole period: presumed dead
-        if cython.compiled:
-            partner = self._book.names[self._vid[self._draw_index(self._vn)]] if self._vn else (self.sampler.random_peer() if self.sampler else None)
-        else:
-            partner = choice(self._rnd, list(self._view)) if self._view else (self.sampler.random_peer() if self.sampler else None)
+        if cython.compiled:  # the partner by node id, as the arrays hold it
+            if self._vn:
+                dst = self._vid[self._draw_index(self._vn)]
+            else:
+                dst = self.sampler.random_peer_id() if self.sampler is not None else -1
+            if dst < 0:
+                return
+            self._awaiting = self._book.names[dst]
+            u, s = self._descriptor()
+            self._send_exchange(dst, _SHUFFLE, u, s)
+            return
+        partner = choice(self._rnd, list(self._view)) if self._view else (self.sampler.random_peer() if self.sampler else None)
         if partner is None:
             return
         self._awaiting = partner
         u, s = self._descriptor()
         self._send_exchange(self._book.id_of(partner), _SHUFFLE, u, s)
+
+    def _heard_sampled(self) -> int:
+        """Compiled only: the interpreted round's ``sampled`` (peer sampling's utilities,
+        NO_STAMP, but this node's own, suspects' and gone nodes') as heard in the scratch
+        arrays, with each node's memory slot, for :meth:`_select_arrays`; returns their
+        count. Cyclon's view holds a node once, so each is heard once, in draw order."""
+        k = self.candidates
+        _reserve(k)
+        m = self.sampler.sample_numbers(k, _HID, _HU)
+        names, suspects, gone = self._book.names, self._suspects, self._gone
+        h = 0
+        for j in range(m):
+            i = _HID[j]
+            if i < 0 or i == self._me_id:
+                continue
+            if (suspects and names[i] in suspects) or (gone and names[i] in gone):
+                continue
+            _HID[h] = i
+            _HU[h] = _HU[j]
+            _HS[h] = _NO_STAMP
+            _HPOS[h] = _find(self._mid, self._mn, i)
+            h += 1
+        return h
 
     def announce(self) -> None:
         """Exchange at once with every node of finite utility this node remembers or holds
