@@ -137,7 +137,9 @@ class Server(Actor):
                 self._tickers.append(role.on_tick)
             elif hasattr(role, "on_tick"):
                 raise TypeError(f"{type(role).__name__} has on_tick but is not a TickingRole (nodes/ticking.py): the server would not tick it")
-        if self._tickers:
+        if len(self._tickers) == 1:  # the usual one: the timer calls it without a hop through _on_tick
+            self.every(self.tick, self._tickers[0], first=self.first_tick)
+        elif self._tickers:
             self.every(self.tick, self._on_tick, first=self.first_tick)
 
     def _on_tick(self) -> None:

@@ -126,6 +126,8 @@ cdef class Gradient(GradientBase):
     cdef public long long _mseq
     cdef dict _vcache
 
+    @cython.locals(own=double, k=Py_ssize_t)
+    cpdef bint is_centre(self) except -1
     cpdef tuple _descriptor(self)
     @cython.locals(k=Py_ssize_t, m=Py_ssize_t, h=Py_ssize_t, j=Py_ssize_t, i=cython.longlong, names=list, suspects=dict, gone=dict)
     cdef Py_ssize_t _heard_sampled(self) except -1

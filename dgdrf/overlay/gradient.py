@@ -535,6 +535,19 @@ class Gradient(GradientBase):
         order = sorted(range(self._mn), key=lambda k: self._mq[k])
         return {names[self._mid[k]]: (self._mu[k], self._ms[k]) for k in order}
 
+    def is_centre(self) -> bool:
+        """:meth:`GradientBase.is_centre` (eq. 3.11); compiled, on the view's arrays (no
+        dictionary of the view made for it)."""
+        if not cython.compiled:
+            return GradientBase.is_centre(self)
+        if self._vn == 0:
+            return self._alone()
+        own = self.utility()
+        for k in range(self._vn):
+            if not self._vu[k] < own:
+                return False
+        return True
+
     # -- exchange (thesis 4.4) -----------------------------------------------------------
     def _descriptor(self) -> tuple[float, int]:
         self.stamp += 1
