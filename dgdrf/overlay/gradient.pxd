@@ -125,6 +125,7 @@ cdef class Gradient(GradientBase):
     cdef long long[::1] _mbyt
     cdef public long long _mseq
     cdef dict _vcache
+    cdef unsigned char[::1] _gone_bits
 
     @cython.locals(own=double, k=Py_ssize_t)
     cpdef bint is_centre(self) except -1
@@ -136,6 +137,8 @@ cdef class Gradient(GradientBase):
     cpdef on_frame(self, long long src, bytes data)
     @cython.locals(own=double, own_known=bint, limit=Py_ssize_t, h=Py_ssize_t, j=Py_ssize_t, x=Py_ssize_t, i=cython.longlong, u=double, s=cython.longlong, k=Py_ssize_t, v=Py_ssize_t, oldest=Py_ssize_t, names=list, suspects=dict, gone=dict)
     cdef _merge_arrays(self, Py_ssize_t m)
+    cdef int _note_gone(self, long long i) except -1
+    cdef bint _maybe_gone(self, long long i) noexcept
     @cython.locals(last=Py_ssize_t, x=Py_ssize_t)
     cdef _forget_slot(self, Py_ssize_t k, Py_ssize_t h)
     @cython.locals(mn=Py_ssize_t, ne=Py_ssize_t, no=Py_ssize_t, n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, x=Py_ssize_t, o=Py_ssize_t, e=Py_ssize_t, P=Py_ssize_t, r=Py_ssize_t, taken=Py_ssize_t, need=Py_ssize_t, lo=Py_ssize_t, hi=Py_ssize_t, mid=Py_ssize_t, last=double, names=list)

@@ -492,6 +492,9 @@ class Gradient(GradientBase):
         self._mbyu: Any = array("q", [0]) * room
         self._mbyt: Any = array("q", [0]) * room
         self._vcache: dict[str, tuple[float, int]] | None = None  # compiled: :attr:`view` until it changes
+        #: compiled: a bit per node id, set for every node ever put in ``_gone`` (a
+        #: superset of its keys): a clear bit spares the dictionary's lookup
+        self._gone_bits: Any = array("B", [0]) * (8 if cython.compiled else 0)
 
     @property
     def view(self) -> dict[str, tuple[float, int]]:
@@ -607,7 +610,7 @@ class Gradient(GradientBase):
             i = _HID[j]
             if i < 0 or i == self._me_id:
                 continue
-            if (suspects and names[i] in suspects) or (gone and names[i] in gone):
+            if (suspects and names[i] in suspects) or (gone and self._maybe_gone(i) and names[i] in gone):
                 continue
             _HID[h] = i
             _HU[h] = _HU[j]
@@ -1009,7 +1012,7 @@ class Gradient(GradientBase):
                     if s <= suspects[addr]:
                         continue  # stale news of a node that stopped answering
                     del suspects[addr]  # it is alive after all
-            if gone:
+            if gone and self._maybe_gone(i):
                 addr = names[i]
                 if addr in gone:
                     if s <= gone[addr]:
@@ -1030,11 +1033,13 @@ class Gradient(GradientBase):
             if u == _NEG_INF:
                 if k >= 0:
                     gone[names[i]] = s
+                    self._note_gone(i)
                     self._forget_slot(k, h)
                 else:
                     v = _find(self._vid, self._vn, i)
                     if v >= 0 and self._vu[v] != _NEG_INF:
                         gone[names[i]] = s  # only nodes held as finite
+                        self._note_gone(i)
                 continue  # outside the gradient: never above anyone, not worth a slot
             if k < 0:
                 self._mroom(self._mn + 1)
@@ -1059,6 +1064,16 @@ class Gradient(GradientBase):
                         oldest = k
                 self._forget_slot(oldest, h)
         self._select_arrays(h, own_known, own)
+
+    def _note_gone(self, i: int) -> None:
+        """Set node id ``i``'s bit of ``_gone_bits`` (compiled), growing it."""
+        if (i >> 3) >= len(self._gone_bits):
+            self._gone_bits = _grown(self._gone_bits, "B", 2 * (i >> 3) + 8)
+        self._gone_bits[i >> 3] |= 1 << (i & 7)
+
+    def _maybe_gone(self, i: int) -> bool:
+        """Whether node id ``i`` may be a key of ``_gone`` (compiled; False: it is not)."""
+        return (i >> 3) < len(self._gone_bits) and (self._gone_bits[i >> 3] >> (i & 7)) & 1 == 1
 
     def _forget_slot(self, k: int, h: int) -> None:
         """Drop memory slot ``k``: the last slot moves into it, and the first ``h`` heard
