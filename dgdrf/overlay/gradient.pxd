@@ -132,11 +132,13 @@ cdef class Gradient(GradientBase):
     cpdef tuple _descriptor(self)
     @cython.locals(k=Py_ssize_t, m=Py_ssize_t, h=Py_ssize_t, j=Py_ssize_t, i=cython.longlong, names=list, suspects=dict, gone=dict)
     cdef Py_ssize_t _heard_sampled(self) except -1
+    @cython.locals(dst=cython.longlong)
+    cdef _exchange_arrays(self)
     cdef _send_exchange(self, long long dst, long tag, u, s)
     @cython.locals(m=Py_ssize_t)
     cpdef on_frame(self, long long src, bytes data)
     @cython.locals(own=double, own_known=bint, limit=Py_ssize_t, h=Py_ssize_t, j=Py_ssize_t, x=Py_ssize_t, i=cython.longlong, u=double, s=cython.longlong, k=Py_ssize_t, v=Py_ssize_t, oldest=Py_ssize_t, names=list, suspects=dict, gone=dict)
-    cdef _merge_arrays(self, Py_ssize_t m)
+    cdef _merge_arrays(self, Py_ssize_t m, bint own_known, double own)
     cdef int _note_gone(self, long long i) except -1
     cdef bint _maybe_gone(self, long long i) noexcept
     @cython.locals(last=Py_ssize_t, x=Py_ssize_t)

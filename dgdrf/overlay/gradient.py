@@ -565,36 +565,45 @@ class Gradient(GradientBase):
         users need to ask their neighbours)."""
         if self.idle_quiet and self.utility() == _NEG_INF:
             return
+        if cython.compiled:
+            self._exchange_arrays()
+            return
         if self.sampler is not None:
-            if cython.compiled:
-                self._select_arrays(self._heard_sampled(), False, 0.0)
-            else:
-                me = self.me
-                sampled = {
-                    addr: (float(prof), NO_STAMP)
-                    for addr, prof in self.sampler.sample_descriptors(self.candidates)
-                    if addr != me and isinstance(prof, (int, float)) and addr not in self._suspects and addr not in self._gone
-                }
-                self._select(sampled)
+            me = self.me
+            sampled = {
+                addr: (float(prof), NO_STAMP)
+                for addr, prof in self.sampler.sample_descriptors(self.candidates)
+                if addr != me and isinstance(prof, (int, float)) and addr not in self._suspects and addr not in self._gone
+            }
+            self._select(sampled)
         if self._awaiting is not None:
             self._suspect(self._awaiting)  # no answer within a whole period: presumed dead
-        if cython.compiled:  # the partner by node id, as the arrays hold it
-            if self._vn:
-                dst = self._vid[self._draw_index(self._vn)]
-            else:
-                dst = self.sampler.random_peer_id() if self.sampler is not None else -1
-            if dst < 0:
-                return
-            self._awaiting = self._book.names[dst]
-            u, s = self._descriptor()
-            self._send_exchange(dst, _SHUFFLE, u, s)
-            return
         partner = choice(self._rnd, list(self._view)) if self._view else (self.sampler.random_peer() if self.sampler else None)
         if partner is None:
             return
         self._awaiting = partner
         u, s = self._descriptor()
         self._send_exchange(self._book.id_of(partner), _SHUFFLE, u, s)
+
+    def _exchange_arrays(self) -> None:
+        """Compiled only: :meth:`exchange` after its idle test, on the arrays, asking this
+        node's utility once for the selection and the descriptor it sends (the round does
+        not change the node's state, of which the utility is a function), and sending to
+        the partner by node id."""
+        u = self.utility()
+        if self.sampler is not None:
+            self._select_arrays(self._heard_sampled(), True, u)
+        if self._awaiting is not None:
+            self._suspect(self._awaiting)  # no answer within a whole period: presumed dead
+        if self._vn:
+            dst = self._vid[self._draw_index(self._vn)]
+        else:
+            dst = self.sampler.random_peer_id() if self.sampler is not None else -1
+        if dst < 0:
+            return
+        self._awaiting = self._book.names[dst]
+        self.stamp += 1  # :meth:`_descriptor`, with the utility asked above
+        self._send_exchange(dst, _SHUFFLE, u, self.stamp)
 
     def _heard_sampled(self) -> int:
         """Compiled only: the interpreted round's ``sampled`` (peer sampling's utilities,
@@ -665,9 +674,11 @@ class Gradient(GradientBase):
                 if data[1] == _SHUFFLE:
                     u, s = self._descriptor()
                     self._send_exchange(src, _REPLY, u, s)
-                elif self._book.names[src] == self._awaiting:
+                    self._merge_arrays(m + 1, True, u)  # this node's utility, as just sent
+                    return
+                if self._book.names[src] == self._awaiting:
                     self._awaiting = None
-                self._merge_arrays(m + 1)
+                self._merge_arrays(m + 1, False, 0.0)
                 return
         GradientBase.on_frame(self, src, data)
 
@@ -722,7 +733,7 @@ class Gradient(GradientBase):
         (docs/notes/2026-11-25-why-runs-stalled.md, "DGDRF's phantoms")."""
         if cython.compiled:
             _reserve(len(entries) + 1)
-            self._merge_arrays(_load_entries([[src, utility, stamp], *entries], self.me, self._book, _HID, _HU, _HS))
+            self._merge_arrays(_load_entries([[src, utility, stamp], *entries], self.me, self._book, _HID, _HU, _HS), False, 0.0)
             return
         limit: float | None  # the memory's bound; None: the default, set below (_idle_limit, or inf: unbounded)
         me, fresh, limit, gone, view = self.me, self._fresh, self._fresh_limit, self._gone, self._view
@@ -980,22 +991,23 @@ class Gradient(GradientBase):
 
 
     # -- the compiled build's view and memory (the interpreted build keeps dictionaries) ----
-    def _merge_arrays(self, m: int) -> None:
+    def _merge_arrays(self, m: int, own_known: bool, own: float) -> None:
         """:meth:`_merge` of the ``m`` descriptors (id, utility, stamp) in the scratch
         arrays ``_HID``, ``_HU``, ``_HS``, the sender's first, on the arrays; what
         ``heard`` holds there is left in the scratch's first places (each node once, at
         its first place, with its last descriptor, and its memory slot or -1 in
         ``_HPOS``) for :meth:`_select_arrays`. The same rules, in the same order, as the
-        interpreted merge's."""
-        own = 0.0
-        own_known = False
+        interpreted merge's. ``own``: this node's utility, if ``own_known`` (a merge
+        asks for it at most once; the utility is a function of the node's state, which a
+        merge does not change)."""
         if self._fresh_limit is not None:
             limit = self._fresh_limit
         else:  # the default: unbounded while this node competes for the centre
             limit = -1
             if self._mn >= self._idle_limit:
-                own = self.utility()
-                own_known = True
+                if not own_known:
+                    own = self.utility()
+                    own_known = True
                 if own == _NEG_INF:
                     limit = self._idle_limit
         names, suspects, gone = self._book.names, self._suspects, self._gone
