@@ -38,6 +38,7 @@ cdef class Cyclon(Role):
     cdef object _rnd
     cdef Twister _mt
     cdef public list listeners
+    cdef public list view_listeners
     cdef public str me
     cdef public long long _me
 
@@ -59,6 +60,8 @@ cdef class Cyclon(Role):
     cpdef list sample_descriptors(self, Py_ssize_t k)
     @cython.locals(m=Py_ssize_t, j=Py_ssize_t, p=Py_ssize_t)
     cdef Py_ssize_t sample_numbers(self, Py_ssize_t k, long long[::1] ids, double[::1] values) except -1
+    @cython.locals(m=Py_ssize_t, k=Py_ssize_t)
+    cdef Py_ssize_t published_numbers(self, long long[::1] ids, long long[::1] ages, double[::1] values) except -1
     @cython.locals(cycle=cython.longlong, o=Py_ssize_t, oldest=cython.longlong, m=Py_ssize_t, j=Py_ssize_t, k=Py_ssize_t, out=Descriptors, sent=list)
     cpdef shuffle(self)
     cpdef on_frame(self, long long src, bytes data)

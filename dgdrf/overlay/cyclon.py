@@ -97,9 +97,10 @@ class Cyclon(Role):
         # the descriptor its profile came with) per entry, and the profiles (None: none heard)
         self._v: Any = array("q", [0]) * (_W * 2 * view_size) if cython.compiled else None
         self._vprof: list[Any] = [None] * (2 * view_size) if cython.compiled else []
-        #: compiled: per entry its profile as a float where it is a number (int or float:
-        #: ``_vnumber`` 1), beside the objects, so that a gradient's sample reads it
-        #: without touching the profile's object (:meth:`sample_numbers`)
+        #: compiled: per entry its profile as a float where it is a number (``_vnumber``:
+        #: 1 for an int or a float, 2 for a bool, else 0), beside the objects, so that a
+        #: gradient reads it without touching the profile's object (:meth:`sample_numbers`,
+        #: :meth:`published_numbers`)
         self._vvalue: Any = array("d", [0.0]) * (2 * view_size) if cython.compiled else None
         self._vnumber: Any = array("b", [0]) * (2 * view_size) if cython.compiled else None
         #: interpreted, the view instead: id -> [birth, profile's birth, profile], in view order
@@ -118,6 +119,10 @@ class Cyclon(Role):
         #: called at the start of every round with the whole view as (address, age,
         #: profile): the samples Kompics's Croupier publishes to the protocols above it
         self.listeners: list[Callable[[list[tuple[str, int, Any]]], None]] = []
+        #: compiled only: called at the start of every round too, after ``listeners``,
+        #: with this Cyclon, whose view they read typed (:meth:`published_numbers`)
+        #: instead of as a list of tuples
+        self.view_listeners: list[Callable[[Cyclon], None]] = []
 
     def setup(self) -> None:
         self.me = self.actor.address
@@ -201,7 +206,7 @@ class Cyclon(Role):
         self._vprof[k] = profile
         if isinstance(profile, (int, float)):
             self._vvalue[k] = float(profile)
-            self._vnumber[k] = 1
+            self._vnumber[k] = 2 if isinstance(profile, bool) else 1
         else:
             self._vnumber[k] = 0
 
@@ -334,6 +339,21 @@ class Cyclon(Role):
                 ids[j] = -1
         return m
 
+    def published_numbers(self, ids: Any, ages: Any, values: Any) -> int:
+        """Compiled only: what a round publishes to ``listeners``, (address, age, profile)
+        per entry in view order, for the entries whose profile is an int or a float (not
+        a bool), typed: entry j's node id into ``ids[j]``, its age into ``ages[j]``, its
+        profile as a float into ``values[j]``; returns the count (at most the view's
+        ``_vn`` entries, which the arrays must hold)."""
+        m = 0
+        for k in range(self._vn):
+            if self._vnumber[k] == 1:
+                ids[m] = self._v[_W * k]
+                ages[m] = self.cycle - self._v[_W * k + 1]
+                values[m] = self._vvalue[k]
+                m += 1
+        return m
+
     # -- the protocol -------------------------------------------------------------------
     def on_Peers(self, src: str, msg: Peers) -> None:
         me = self.me
@@ -360,6 +380,9 @@ class Cyclon(Role):
                 published = [(names[i], cycle - e[0], e[2]) for i, e in self._d.items()]
             for listener in self.listeners:
                 listener(published)
+        if self.view_listeners and self._vn:
+            for view_listener in self.view_listeners:
+                view_listener(self)
         if self._vn == 0:
             if self.bootstrap is not None:
                 self.actor.send(self.bootstrap, Join(self.c))

@@ -28,6 +28,16 @@ cdef class ToolboxGradient(GradientBase):
     cdef long long[::1] _ts
     cdef double _hu
     cdef long long _hs
+    cdef public Py_ssize_t _pn
+    cdef long long[::1] _pids
+    cdef double[::1] _pus
+    cdef long long[::1] _pbirths
+
+    @cython.locals(own=double, k=Py_ssize_t)
+    cpdef bint is_centre(self) except -1
+    @cython.locals(k=Py_ssize_t)
+    cdef _publish(self)
+    cpdef on_sampler(self, sampler)
 
     cdef _send_exchange(self, long long dst, long tag)
     @cython.locals(m=Py_ssize_t)

@@ -93,7 +93,7 @@ class ToolboxGradient(GradientBase):
         self.old_threshold = old_threshold
         # view values: (utility, birth); an entry's age is ``self.clock - birth``
         self.clock = 0  # ageing events so far (own rounds and requests answered)
-        self._published: dict[str, tuple[float, int]] = {}
+        self._published: dict[str, tuple[float, int]] | None = {}
         self._awaiting: tuple[str, int] | None = None  # (partner, round) until it answers
         self._round = 0
         #: compiled, the view (see the module's docstring): entries held, and per entry
@@ -106,11 +106,20 @@ class ToolboxGradient(GradientBase):
         self._ts: Any = array("q", [0]) * room
         self._hu = 0.0  # compiled: the sender's utility and age of the frame being read
         self._hs = 0
+        #: compiled: the view as last published, in arrays (ids, utilities, births; ``_pn``
+        #: entries), its dictionary (``_published``) made only when asked for
+        self._pn = 0
+        self._pids: Any = array("q", [0]) * room
+        self._pus: Any = array("d", [0.0]) * room
+        self._pbirths: Any = array("q", [0]) * room
 
     def setup(self) -> None:
         super().setup()
         if self.sampler is not None:
-            self.sampler.listeners.append(self.on_sample)
+            if cython.compiled:  # the same view, read from Cyclon's arrays
+                self.sampler.view_listeners.append(self.on_sampler)
+            else:
+                self.sampler.listeners.append(self.on_sample)
 
     @property
     def view(self) -> dict[str, tuple[float, int]]:
@@ -133,25 +142,59 @@ class ToolboxGradient(GradientBase):
     @property
     def sample(self) -> dict[str, tuple[float, int]]:
         """The view as last published to the application (once per period)."""
+        if self._published is None:  # compiled: published as arrays, not yet asked for
+            names = self._book.names
+            self._published = {names[self._pids[k]]: (self._pus[k], self._pbirths[k]) for k in range(self._pn)}
         return self._published
+
+    def is_centre(self) -> bool:
+        """:meth:`GradientBase.is_centre` (eq. 3.11) on the published view; compiled, on
+        its arrays (no dictionary made for it)."""
+        if not cython.compiled:
+            return GradientBase.is_centre(self)
+        if self._pn == 0:
+            return self._alone()
+        own = self.utility()
+        for k in range(self._pn):
+            if not self._pus[k] < own:
+                return False
+        return True
+
+    def _publish(self) -> None:
+        """Compiled: the view as published now, copied into the published arrays."""
+        if self._n > len(self._pids):
+            self._pids = _grown(self._pids, "q", 2 * self._n)
+            self._pus = _grown(self._pus, "d", 2 * self._n)
+            self._pbirths = _grown(self._pbirths, "q", 2 * self._n)
+        for k in range(self._n):
+            self._pids[k] = self._ids[k]
+            self._pus[k] = self._us[k]
+            self._pbirths[k] = self._births[k]
+        self._pn = self._n
+        self._published = None
 
     # -- the exchange (GradientComp's shuffle cycle, request and response) ----------------
     def exchange(self) -> None:
         """One round: publish the view, age it, and send it to a random neighbour."""
-        self._published = self.view if cython.compiled else dict(self._view)
+        if cython.compiled:
+            self._publish()
+        else:
+            self._published = dict(self._view)
         if self.idle_quiet and self.utility() == _NEG_INF:
             return
         n = self._n if cython.compiled else len(self._view)
         if not n:
             return  # disconnected until peer sampling offers nodes
         if cython.compiled:
-            partner = self._book.names[self._ids[self._draw_index(n)]]
+            dst = self._ids[self._draw_index(n)]
+            partner = self._book.names[dst]
         else:
             partner = choice(self._rnd, list(self._view))
+            dst = self._book.id_of(partner)
         self.clock += 1
         self._round += 1
         self._awaiting = (partner, self._round)
-        self._send_exchange(self._book.id_of(partner), _SHUFFLE)
+        self._send_exchange(dst, _SHUFFLE)
         self.actor.after(self.period / 2, self._timeout, partner, self._round)
 
     def _send_exchange(self, dst: int, tag: int) -> None:
@@ -219,6 +262,13 @@ class ToolboxGradient(GradientBase):
     def on_sample(self, published: list[tuple[str, int, Any]]) -> None:
         """Peer sampling's view, merged with its own ages (Croupier samples)."""
         self._merge([(a, u, age) for a, age, u in published if isinstance(u, (int, float)) and not isinstance(u, bool)])
+
+    def on_sampler(self, sampler: Cyclon) -> None:
+        """Compiled: :meth:`on_sample` read from the peer-sampling view's arrays (the
+        entries whose profile is an int or a float, not a bool), without a tuple per
+        entry."""
+        _reserve(self.sampler._vn)
+        self._merge_arrays(self.sampler.published_numbers(_EID, _EAGE, _EU))
 
     # -- GradientView.merge ----------------------------------------------------------------
     def _merge(self, entries: Iterable[tuple[str, float, int] | list]) -> None:
