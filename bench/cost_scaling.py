@@ -13,7 +13,7 @@ way its wall time is; the wall time is recorded beside it.
 Each point is one run of ``--window`` simulated seconds after the policy's warm-up (a
 run does not reach saturation, out of reach on a cell here: the cost of a simulated
 second is what is measured; see docs/notes/2026-11-25-google-cell-figures-in-code.md
-and bench/results/PERFORMANCE.md). The wall time
+and docs/notes/2026-11-29-performance-history.md). The wall time
 of each simulated second is taken from the run's progress callback, so the warm-up
 (joins, the first gossip) is left out. One run at a time, each in its own process.
 """

@@ -30,7 +30,7 @@ import os
 import sys
 
 #: the modules compiled, in the order of their share of a dgdrf/pdgdrf run's time
-#: (cProfile of thesis-100x20, P = 4: bench/results/PERFORMANCE.md)
+#: (cProfile of thesis-100x20, P = 4: docs/notes/2026-11-29-performance-history.md)
 COMPILED_MODULES = (
     "dgdrf.overlay.gradient",
     "dgdrf.overlay.toolbox_gradient",

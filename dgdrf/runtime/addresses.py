@@ -6,7 +6,7 @@ the wire and network mode's directory. Inside the hot path (Cyclon's view, the t
 table of actors, the typed message codecs) a node is the integer :meth:`AddressBook.id_of`
 gives it: comparing two ids is one machine instruction, where comparing or looking up a
 fresh address string decoded from a frame meant hashing it first and probing a dictionary
-keyed by strings (bench/results/PERFORMANCE.md).
+keyed by strings (docs/notes/2026-11-29-performance-history.md).
 
 There is one book per process (:data:`BOOK`): an address keeps its id for the life of the
 process, so ids may be shared by every run a process makes. No result depends on an id's

@@ -86,7 +86,7 @@ class VirtualClock:
     lists indexed by slot: sifting compares integers in adjacent memory instead of
     following a pointer per comparison to a Python object (with 10^4 actors and 4 x 10^4
     events pending those pointers miss the cache), and no Python object is made per
-    event but its arguments (bench/results/PERFORMANCE.md). tests/test_runtime.py and
+    event but its arguments (docs/notes/2026-11-29-performance-history.md). tests/test_runtime.py and
     tests/test_compiled_core.py hold both builds to the same order."""
 
     #: compiled only: the heap's keys and the free payload slots, C arrays (clock.pxd)
