@@ -5,7 +5,9 @@ All take the users' final global dominant shares G_i (eq. 3.3) as a sequence.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -23,6 +25,12 @@ def pairwise_sum(x: Sequence[float], lo: int = 0, n: int = -1) -> float:
     here equals the one numpy computes (tests/test_metrics.py checks it bit for bit)."""
     if n < 0:
         n = len(x) - lo
+    return _pairwise_sum(array("d", x), lo, n)
+
+
+def _pairwise_sum(x: Any, lo: int, n: int) -> float:
+    """:func:`pairwise_sum` of an array of doubles (compiled: in C doubles, which round
+    as Python floats do)."""
     if n < 8:
         res = 0.0
         for i in range(lo, lo + n):
@@ -50,7 +58,7 @@ def pairwise_sum(x: Sequence[float], lo: int = 0, n: int = -1) -> float:
         return res
     half = n // 2
     half -= half % 8
-    return pairwise_sum(x, lo, half) + pairwise_sum(x, lo + half, n - half)
+    return _pairwise_sum(x, lo, half) + _pairwise_sum(x, lo + half, n - half)
 
 
 def gini(shares: Sequence[float] | np.ndarray) -> float:
@@ -80,16 +88,17 @@ def _gini_numpy(shares: Sequence[float] | np.ndarray) -> float:
 def _gini_small(x: list[float]) -> float:
     """:func:`gini`'s numpy arithmetic, step for step in Python floats: the weights
     2k - n - 1 (exact integers) times the sorted values, both sums rounded as numpy
-    rounds them (:func:`pairwise_sum`)."""
+    rounds them (:func:`pairwise_sum`); compiled, in C doubles."""
     x.sort()
     n = len(x)
-    total = pairwise_sum(x)
-    if n == 0 or total <= 0 or x[0] == x[n - 1]:
+    xs = array("d", x)
+    total = _pairwise_sum(xs, 0, n)
+    if n == 0 or total <= 0 or xs[0] == xs[n - 1]:
         return 0.0
-    terms = [0.0] * n
+    terms = array("d", [0.0]) * n
     for k in range(n):
-        terms[k] = (2 * k + 1 - n) * x[k]
-    return max(0.0, 2.0 * pairwise_sum(terms) / (2.0 * n * total))
+        terms[k] = (2 * k + 1 - n) * xs[k]
+    return max(0.0, 2.0 * _pairwise_sum(terms, 0, n) / (2.0 * n * total))
 
 
 def min_share(shares: Sequence[float] | np.ndarray) -> float:
