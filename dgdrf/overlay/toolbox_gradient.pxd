@@ -3,6 +3,7 @@
 
 cimport cython
 from dgdrf.runtime.actor cimport Role
+from dgdrf.runtime.clock cimport Event
 from dgdrf.overlay.gradient cimport GradientBase, exchange_frame, preferred, _exchange_frame_ids, _read_exchange_ids, _tiebreak_id, _prefers, _find, _grown, _remove
 
 cdef long _SHUFFLE
@@ -13,6 +14,18 @@ cdef double[::1] _EU
 cdef long long[::1] _EAGE
 cdef long long[::1] _ORDER
 cdef long long[::1] _ET
+
+
+cdef class ToolboxGradient
+
+
+cdef class _Timeout(Event):
+    cdef public ToolboxGradient gradient
+    cdef public str partner
+    cdef public long long round
+    cdef public bint pending
+
+    cpdef fire(self, tuple args)
 
 
 cdef class ToolboxGradient(GradientBase):
@@ -29,6 +42,7 @@ cdef class ToolboxGradient(GradientBase):
     cdef double _hu
     cdef long long _hs
     cdef public Py_ssize_t _pn
+    cdef public _Timeout _timeout_event
     cdef long long[::1] _pids
     cdef double[::1] _pus
     cdef long long[::1] _pbirths
@@ -38,6 +52,7 @@ cdef class ToolboxGradient(GradientBase):
     @cython.locals(k=Py_ssize_t)
     cdef _publish(self)
     cpdef on_sampler(self, sampler)
+    cpdef _timeout(self, str partner, long long round_)
 
     cdef _send_exchange(self, long long dst, long tag)
     @cython.locals(m=Py_ssize_t)

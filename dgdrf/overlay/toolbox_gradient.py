@@ -50,6 +50,7 @@ from dgdrf.overlay.cyclon import Cyclon
 from dgdrf.overlay.gradient import GradientBase, _grown, _load_entries, choice, exchange_frame, preferred
 from dgdrf.overlay.messages import GradientReply, GradientShuffle
 from dgdrf.runtime.actor import Role
+from dgdrf.runtime.clock import Event
 
 try:
     import cython
@@ -95,6 +96,8 @@ class ToolboxGradient(GradientBase):
         self.clock = 0  # ageing events so far (own rounds and requests answered)
         self._published: dict[str, tuple[float, int]] | None = {}
         self._awaiting: tuple[str, int] | None = None  # (partner, round) until it answers
+        #: the reply timeout's event, scheduled again each round (:class:`_Timeout`)
+        self._timeout_event: _Timeout | None = None
         self._round = 0
         #: compiled, the view (see the module's docstring): entries held, and per entry
         #: the node's id, utility, birth and tie-break, in view order
@@ -195,7 +198,11 @@ class ToolboxGradient(GradientBase):
         self._round += 1
         self._awaiting = (partner, self._round)
         self._send_exchange(dst, _SHUFFLE)
-        self.actor.after(self.period / 2, self._timeout, partner, self._round)
+        timeout = self._timeout_event
+        if timeout is None or timeout.pending:  # the first round's, or one still pending: a new one
+            timeout = self._timeout_event = _Timeout(self)
+        timeout.partner, timeout.round, timeout.pending = partner, self._round, True
+        self.actor.later(self.period / 2, timeout)
 
     def _send_exchange(self, dst: int, tag: int) -> None:
         """Send node id ``dst`` this node's utility and its view with ages, the frame of
@@ -390,6 +397,25 @@ class ToolboxGradient(GradientBase):
         """Drop the entry at position ``k``; those after it move up, in order."""
         _remove(self._ids, self._us, self._births, self._ts, self._n, k)  # type: ignore[name-defined]  # gradient.pxd's
         self._n -= 1
+
+
+class _Timeout(Event):
+    """A toolbox gradient's reply timeout: half a period after a round's shuffle,
+    :meth:`ToolboxGradient._timeout` of its partner and round. One object per gradient,
+    scheduled again each round (:meth:`Actor.later`) once it has fired, where a timer
+    object, a bound method and an argument tuple were made per round."""
+
+    __slots__ = ("gradient", "partner", "round", "pending")
+
+    def __init__(self, gradient: ToolboxGradient) -> None:
+        self.gradient = gradient
+        self.partner = ""
+        self.round = 0
+        self.pending = False
+
+    def fire(self, args: tuple) -> None:
+        self.pending = False
+        self.gradient._timeout(self.partner, self.round)
 
 
 def _reserve(n: int) -> None:

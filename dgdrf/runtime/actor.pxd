@@ -59,4 +59,6 @@ cdef class Actor:
 
     cpdef send(self, dst, msg)
     cpdef send_frame(self, long long dst, long tag, bytes data)
+    @cython.locals(virtual=VirtualClock)
+    cpdef later(self, double delay, Event event)
     cdef _give_roles_the_sink(self)

@@ -310,6 +310,19 @@ class Actor:
         """Run ``fn(*args)`` after ``delay`` seconds of the running clock."""
         return self.ctx.clock.call_later(delay, fn, *args)
 
+    def later(self, delay: float, event: Event) -> None:
+        """Fire ``event`` after ``delay`` seconds of the running clock, with no handle: a
+        role's own :class:`~dgdrf.runtime.clock.Event`, scheduled again and again (a
+        timeout per round), where :meth:`after` makes a timer object each time. On the
+        virtual clock it is scheduled by a C call and fired by one, at the tick and in the
+        order :meth:`after` would give it."""
+        clock = self.ctx.clock
+        if isinstance(clock, VirtualClock):
+            virtual = clock  # compiled: a C reference (actor.pxd), for a C call
+            virtual.schedule_ticks(to_ticks(delay), event, ())
+        else:
+            clock.schedule(delay, event, ())
+
     def every(self, period: float, fn: Callable[[], Any], first: float | None = None) -> Periodic:
         """Run ``fn()`` every ``period`` seconds, first after ``first`` (default: period)."""
         p = Periodic(self, period, fn, period if first is None else first)
