@@ -11,7 +11,9 @@
 # RUNS: which runs (default: cyclon5000 pushsum5000 dgdrf1000; also cyclon10000 and
 # pushsum10000, compare.sh's 10k gossip workloads, and grid100dgdrf, grid100pdgdrf,
 # grid200dgdrf and grid200pdgdrf, runs of the thesis grid to saturation at P = 4 on each of its
-# two clusters: 1.5, 2, 7 and 12 minutes before issue 34); CORES: compiled, pure or both (default).
+# two clusters: 1.5, 2, 7 and 12 minutes before issue 34; and google1000dgdrf, the first 600
+# simulated seconds of the 1,000-server Google cell under dgdrf: per simulated hour, wall_s x 6);
+# CORES: compiled, pure or both (default).
 set -euo pipefail
 a="${A:?set A to the other checkout (built)}"; b="${B:-.}"; repeat="${REPEAT:-3}"
 want="${RUNS:-cyclon5000 pushsum5000 dgdrf1000}"; cores="${CORES:-compiled pure}"
@@ -28,6 +30,7 @@ runs=(
   "grid100pdgdrf|run --scenario configs/thesis-100x20.toml --policy pdgdrf --neighbors 4 --seed 1 --quiet"
   "grid200dgdrf|run --scenario configs/thesis-200x40.toml --policy dgdrf --neighbors 4 --seed 1 --quiet"
   "grid200pdgdrf|run --scenario configs/thesis-200x40.toml --policy pdgdrf --neighbors 4 --seed 1 --quiet"
+  "google1000dgdrf|run --scenario configs/google-finite-1000x200.toml --policy dgdrf --max-time 600 --quiet"
 )
 # the loop's wall time; an overlay run's nodes' start (start_wall_s, timed apart since issue 34's
 # fourth part) added back, so both checkouts' figures cover the same events
