@@ -26,8 +26,6 @@ cdef class Cyclon(Role):
     cdef AddressBook _book
     cdef long long[::1] _v
     cdef list _vprof
-    cdef double[::1] _vvalue
-    cdef signed char[::1] _vnumber
     cdef dict _d
     cdef public Py_ssize_t _vn
     cdef Py_ssize_t _vend
@@ -45,7 +43,6 @@ cdef class Cyclon(Role):
     @cython.locals(k=Py_ssize_t)
     cdef Py_ssize_t _find(self, long long i) noexcept
     cdef int _remove(self, Py_ssize_t k) except -1
-    cdef int _set_profile(self, Py_ssize_t k, profile) except -1
     @cython.locals(w=Py_ssize_t, k=Py_ssize_t)
     cdef _close(self)
     @cython.locals(k=Py_ssize_t)
@@ -58,9 +55,9 @@ cdef class Cyclon(Role):
     cpdef object random_peer(self)
     @cython.locals(m=Py_ssize_t, j=Py_ssize_t, names=list, vprof=list, v=cython.longlong[::1], perm=cython.longlong[::1])
     cpdef list sample_descriptors(self, Py_ssize_t k)
-    @cython.locals(m=Py_ssize_t, j=Py_ssize_t, p=Py_ssize_t)
+    @cython.locals(m=Py_ssize_t, j=Py_ssize_t, p=Py_ssize_t, vprof=list)
     cdef Py_ssize_t sample_numbers(self, Py_ssize_t k, long long[::1] ids, double[::1] values) except -1
-    @cython.locals(m=Py_ssize_t, k=Py_ssize_t)
+    @cython.locals(m=Py_ssize_t, k=Py_ssize_t, vprof=list)
     cdef Py_ssize_t published_numbers(self, long long[::1] ids, long long[::1] ages, double[::1] values) except -1
     @cython.locals(cycle=cython.longlong, o=Py_ssize_t, oldest=cython.longlong, m=Py_ssize_t, j=Py_ssize_t, k=Py_ssize_t, out=Descriptors, sent=list)
     cpdef shuffle(self)

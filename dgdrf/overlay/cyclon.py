@@ -97,12 +97,6 @@ class Cyclon(Role):
         # the descriptor its profile came with) per entry, and the profiles (None: none heard)
         self._v: Any = array("q", [0]) * (_W * 2 * view_size) if cython.compiled else None
         self._vprof: list[Any] = [None] * (2 * view_size) if cython.compiled else []
-        #: compiled: per entry its profile as a float where it is a number (``_vnumber``:
-        #: 1 for an int or a float, 2 for a bool, else 0), beside the objects, so that a
-        #: gradient reads it without touching the profile's object (:meth:`sample_numbers`,
-        #: :meth:`published_numbers`)
-        self._vvalue: Any = array("d", [0.0]) * (2 * view_size) if cython.compiled else None
-        self._vnumber: Any = array("b", [0]) * (2 * view_size) if cython.compiled else None
         #: interpreted, the view instead: id -> [birth, profile's birth, profile], in view order
         self._d: dict[int, list[Any]] = {}
         self._vn = 0  # entries held
@@ -198,17 +192,8 @@ class Cyclon(Role):
     def _remove(self, k: int) -> None:
         """Drop the entry at position ``k``, leaving a gap (:meth:`_close` closes it)."""
         self._v[_W * k] = -1
-        self._set_profile(k, None)
+        self._vprof[k] = None
         self._vn -= 1
-
-    def _set_profile(self, k: int, profile: Any) -> None:
-        """Entry ``k``'s profile, and its float where it is a number."""
-        self._vprof[k] = profile
-        if isinstance(profile, (int, float)):
-            self._vvalue[k] = float(profile)
-            self._vnumber[k] = 2 if isinstance(profile, bool) else 1
-        else:
-            self._vnumber[k] = 0
 
     def _close(self) -> None:
         """Close the gaps: the entries held move up, in view order."""
@@ -225,10 +210,7 @@ class Cyclon(Role):
                 p = self._vprof[k]
                 if p is not None:  # a gap's and a moved entry's profile are None already
                     self._vprof[w] = p
-                    self._vvalue[w] = self._vvalue[k]
-                    self._vnumber[w] = self._vnumber[k]
                     self._vprof[k] = None
-                    self._vnumber[k] = 0
                 w += 1
         self._vend = w
 
@@ -241,7 +223,7 @@ class Cyclon(Role):
         self._v[_W * k] = i
         self._v[_W * k + 1] = birth
         self._v[_W * k + 2] = birth  # a profile's birth is its entry's until a younger copy refreshes it
-        self._set_profile(k, profile)
+        self._vprof[k] = profile
         self._vend = k + 1
         self._vn += 1
 
@@ -330,11 +312,13 @@ class Cyclon(Role):
         profile is not an int or a float; returns the count (at most ``k``, which both
         arrays must hold). The same draws as :meth:`sample_descriptors`."""
         m = self._draw(k)
+        vprof = self._vprof
         for j in range(m):
             p = _PERM[j]
-            if self._vnumber[p]:
+            prof = vprof[p]
+            if isinstance(prof, (int, float)):
                 ids[j] = self._v[_W * p]
-                values[j] = self._vvalue[p]
+                values[j] = float(prof)
             else:
                 ids[j] = -1
         return m
@@ -346,11 +330,13 @@ class Cyclon(Role):
         profile as a float into ``values[j]``; returns the count (at most the view's
         ``_vn`` entries, which the arrays must hold)."""
         m = 0
+        vprof = self._vprof
         for k in range(self._vn):
-            if self._vnumber[k] == 1:
+            prof = vprof[k]
+            if isinstance(prof, (int, float)) and not isinstance(prof, bool):
                 ids[m] = self._v[_W * k]
                 ages[m] = self.cycle - self._v[_W * k + 1]
-                values[m] = self._vvalue[k]
+                values[m] = float(prof)
                 m += 1
         return m
 
@@ -497,7 +483,7 @@ class Cyclon(Role):
                 # up to c + 1 nodes), no entry is ever replaced, profiles stay those of the
                 # bootstrap (none), and the gradient never hears a utility from peer sampling
                 if profile is not None and cycle - age > self._v[_W * k + 2]:
-                    self._set_profile(k, profile)
+                    self._vprof[k] = profile
                     self._v[_W * k + 2] = cycle - age
                 continue
             if self._vn >= c:
