@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from dgdrf.emulation import RunConfig, run_emulation
-from dgdrf.model.envy_over_time import EnvyOverTime, bundle_values, envy_now
+from dgdrf.model.envy_over_time import FLOOR_SLACK, EnvyOverTime, bundle_values, envy_now
 from dgdrf.model.scenario import build_scenario
 
 # two servers, two resources: a holds 2 tasks [1, 1] on s1, b 3 tasks [2, 1] on s2
@@ -91,3 +91,27 @@ def test_too_large_a_run_says_it_was_not_measured():
     e.sample(0.0, np.zeros((0, 0, 2)), np.zeros((0, 2)), np.zeros((0, 0), dtype=bool), np.ones(0), np.zeros(0, dtype=bool), np.zeros(0))
     r = e.result(10.0)
     assert r["measured"] is False and "users² x servers" in r["why"]
+
+
+def _bundle_values_reference(held, demand, eligible):
+    """bundle_values as one expression a row: held indexed by eligible servers and needed
+    resources, divided, the least ratio per server, floored and summed."""
+    v = np.zeros((len(demand), held.shape[0]))
+    for row, (d, elig) in enumerate(zip(demand, eligible)):
+        need = d > 0
+        if need.any() and elig.any():
+            v[row] = np.floor((held[:, elig][:, :, need] / d[need]).min(axis=2) + FLOOR_SLACK).sum(axis=1)
+    return v
+
+
+def test_bundle_values_are_the_reference_bit_for_bit():
+    """Ratios made resource by resource (bundle_values) give the bits of the one-expression
+    reference, with and without constraints, on random bundles and demands."""
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        users, servers, resources = (int(x) for x in rng.integers(1, [25, 40, 4]))
+        held = rng.random((users, servers, resources)) * rng.integers(0, 5, (users, servers, resources))
+        demand = rng.random((users, resources)) * (rng.random((users, resources)) > 0.3)
+        eligible = rng.random((users, servers)) > rng.choice([0.0, 0.4])
+        got, want = bundle_values(held, demand, eligible), _bundle_values_reference(held, demand, eligible)
+        assert np.array_equal(got.view(np.int64), want.view(np.int64))

@@ -51,11 +51,22 @@ def bundle_values(held: np.ndarray, demand: np.ndarray, eligible: np.ndarray) ->
     ``eligible[i]`` admits) that user j's resources per server (``held[j]``, servers x
     resources) would run, for the rows of ``demand`` and every j."""
     v = np.zeros((len(demand), held.shape[0]))
+    #: held[:, :, r], contiguous, made once a call: a row's ratios are then made resource
+    #: by resource, where indexing held by servers and resources copied all of it per row
+    per_resource: dict[int, np.ndarray] = {}
     for row, (d, elig) in enumerate(zip(demand, eligible)):
-        need = d > 0
-        if not need.any() or not elig.any():
+        need = np.flatnonzero(d > 0)
+        if not len(need) or not elig.any():
             continue
-        q = (held[:, elig][:, :, need] / d[need]).min(axis=2)  # (users, eligible servers)
+        every = bool(elig.all())
+        q: np.ndarray | None = None  # (users, eligible servers): the least ratio so far
+        for r in need:
+            h = per_resource.get(r)
+            if h is None:
+                h = per_resource[r] = np.ascontiguousarray(held[:, :, r])
+            ratio = (h if every else h[:, elig]) / d[r]
+            q = ratio if q is None else np.minimum(q, ratio, out=q)
+        assert q is not None
         v[row] = np.floor(q + FLOOR_SLACK).sum(axis=1)
     return v
 
