@@ -60,7 +60,7 @@ def bundle_values(held: np.ndarray, demand: np.ndarray, eligible: np.ndarray) ->
             continue
         every = bool(elig.all())
         q: np.ndarray | None = None  # (users, eligible servers): the least ratio so far
-        for r in need:
+        for r in need.tolist():
             h = per_resource.get(r)
             if h is None:
                 h = per_resource[r] = np.ascontiguousarray(held[:, :, r])

@@ -610,6 +610,7 @@ class Gradient(GradientBase):
         NO_STAMP, but this node's own, suspects' and gone nodes') as heard in the scratch
         arrays, with each node's memory slot, for :meth:`_select_arrays`; returns their
         count. Cyclon's view holds a node once, so each is heard once, in draw order."""
+        assert self.sampler is not None  # called only with one (exchange)
         k = self.candidates
         _reserve(k)
         m = self.sampler.sample_numbers(k, _HID, _HU)

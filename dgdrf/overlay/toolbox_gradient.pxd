@@ -2,8 +2,7 @@
 # the .py file is the source). Fields read or set from Python code are public.
 
 cimport cython
-from dgdrf.runtime.actor cimport Role
-from dgdrf.runtime.clock cimport Event
+from dgdrf.runtime.actor cimport Role, RoleEvent
 from dgdrf.overlay.gradient cimport GradientBase, exchange_frame, preferred, _exchange_frame_ids, _read_exchange_ids, _tiebreak_id, _prefers, _find, _grown, _remove
 
 cdef long _SHUFFLE
@@ -19,7 +18,7 @@ cdef long long[::1] _ET
 cdef class ToolboxGradient
 
 
-cdef class _Timeout(Event):
+cdef class _Timeout(RoleEvent):
     cdef public ToolboxGradient gradient
     cdef public str partner
     cdef public long long round

@@ -49,8 +49,7 @@ from typing import Any
 from dgdrf.overlay.cyclon import Cyclon
 from dgdrf.overlay.gradient import GradientBase, _grown, _load_entries, choice, exchange_frame, preferred
 from dgdrf.overlay.messages import GradientReply, GradientShuffle
-from dgdrf.runtime.actor import Role
-from dgdrf.runtime.clock import Event
+from dgdrf.runtime.actor import Role, RoleEvent
 
 try:
     import cython
@@ -274,6 +273,7 @@ class ToolboxGradient(GradientBase):
         """Compiled: :meth:`on_sample` read from the peer-sampling view's arrays (the
         entries whose profile is an int or a float, not a bool), without a tuple per
         entry."""
+        assert self.sampler is not None  # registered with it (setup)
         _reserve(self.sampler._vn)
         self._merge_arrays(self.sampler.published_numbers(_EID, _EAGE, _EU))
 
@@ -399,7 +399,7 @@ class ToolboxGradient(GradientBase):
         self._n -= 1
 
 
-class _Timeout(Event):
+class _Timeout(RoleEvent):
     """A toolbox gradient's reply timeout: half a period after a round's shuffle,
     :meth:`ToolboxGradient._timeout` of its partner and round. One object per gradient,
     scheduled again each round (:meth:`Actor.later`) once it has fired, where a timer

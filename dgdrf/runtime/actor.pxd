@@ -30,6 +30,10 @@ cdef class Role:
     cpdef send_frame(self, long long dst, long tag, bytes data)
 
 
+cdef class RoleEvent(Event):
+    pass
+
+
 cdef class Periodic(Event):
     cdef object _clock
     cdef VirtualClock _virtual
@@ -60,5 +64,5 @@ cdef class Actor:
     cpdef send(self, dst, msg)
     cpdef send_frame(self, long long dst, long tag, bytes data)
     @cython.locals(virtual=VirtualClock)
-    cpdef later(self, double delay, Event event)
+    cpdef later(self, double delay, RoleEvent event)
     cdef _give_roles_the_sink(self)

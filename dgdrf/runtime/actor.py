@@ -112,6 +112,14 @@ class Role:
 R = TypeVar("R", bound=Role)
 
 
+class RoleEvent(Event):
+    """An event a role makes once and schedules again and again with :meth:`Actor.later`
+    (a timeout per round): the base a role's own events take, so that the role knows its
+    actor's interface and not the clock's."""
+
+    __slots__ = ()
+
+
 class Periodic(Event):
     """A repeating timer started by :meth:`Actor.every`; ``cancel()`` stops it.
 
@@ -310,7 +318,7 @@ class Actor:
         """Run ``fn(*args)`` after ``delay`` seconds of the running clock."""
         return self.ctx.clock.call_later(delay, fn, *args)
 
-    def later(self, delay: float, event: Event) -> None:
+    def later(self, delay: float, event: RoleEvent) -> None:
         """Fire ``event`` after ``delay`` seconds of the running clock, with no handle: a
         role's own :class:`~dgdrf.runtime.clock.Event`, scheduled again and again (a
         timeout per round), where :meth:`after` makes a timer object each time. On the

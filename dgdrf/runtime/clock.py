@@ -37,6 +37,8 @@ class Clock(Protocol):
 
     def call_later(self, delay: float, fn: Callable[..., Any], *args: Any) -> TimerHandle: ...
 
+    def schedule(self, delay: float, fn: Callable[..., Any], args: tuple) -> None: ...
+
 
 class Event:
     """A callback the compiled clock runs with a C call (:meth:`fire`, its arguments as a
