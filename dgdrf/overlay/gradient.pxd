@@ -127,7 +127,6 @@ cdef class Gradient(GradientBase):
     cdef dict _vcache
     cdef unsigned char[::1] _gone_bits
 
-    @cython.locals(own=double, k=Py_ssize_t)
     cpdef bint is_centre(self) except -1
     cpdef tuple _descriptor(self)
     @cython.locals(k=Py_ssize_t, m=Py_ssize_t, h=Py_ssize_t, j=Py_ssize_t, i=cython.longlong, names=list, suspects=dict, gone=dict)
@@ -189,6 +188,8 @@ cpdef tuple _preference(u, t, addr, own)
 cpdef _reserve(Py_ssize_t n)
 @cython.locals(k=Py_ssize_t)
 cpdef object _grown(a, str kind, Py_ssize_t n)
+@cython.locals(k=Py_ssize_t)
+cdef bint _all_below(double[::1] us, Py_ssize_t n, double own) noexcept
 @cython.locals(k=Py_ssize_t)
 cdef Py_ssize_t _find(long long[::1] ids, Py_ssize_t n, long long i) noexcept
 @cython.locals(j=Py_ssize_t)

@@ -545,11 +545,7 @@ class Gradient(GradientBase):
             return GradientBase.is_centre(self)
         if self._vn == 0:
             return self._alone()
-        own = self.utility()
-        for k in range(self._vn):
-            if not self._vu[k] < own:
-                return False
-        return True
+        return _all_below(self._vu, self._vn, self.utility())
 
     # -- exchange (thesis 4.4) -----------------------------------------------------------
     def _descriptor(self) -> tuple[float, int]:
@@ -1380,6 +1376,15 @@ def _grown(a: Any, kind: str, n: int) -> Any:
     for k in range(len(a)):
         out[k] = a[k]
     return out
+
+
+def _all_below(us: Any, n: int, own: float) -> bool:
+    """Eq. 3.11 on a view kept in arrays: whether each of the first ``n`` utilities ``us``
+    is below ``own``."""
+    for k in range(n):
+        if not us[k] < own:
+            return False
+    return True
 
 
 def _find(ids: Any, n: int, i: int) -> int:

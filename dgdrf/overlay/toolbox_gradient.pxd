@@ -3,7 +3,7 @@
 
 cimport cython
 from dgdrf.runtime.actor cimport Role, RoleEvent
-from dgdrf.overlay.gradient cimport GradientBase, exchange_frame, preferred, _exchange_frame_ids, _read_exchange_ids, _tiebreak_id, _prefers, _find, _grown, _remove
+from dgdrf.overlay.gradient cimport GradientBase, exchange_frame, preferred, _exchange_frame_ids, _read_exchange_ids, _tiebreak_id, _prefers, _find, _grown, _remove, _all_below
 
 cdef long _SHUFFLE
 cdef long _REPLY
@@ -46,7 +46,6 @@ cdef class ToolboxGradient(GradientBase):
     cdef double[::1] _pus
     cdef long long[::1] _pbirths
 
-    @cython.locals(own=double, k=Py_ssize_t)
     cpdef bint is_centre(self) except -1
     @cython.locals(k=Py_ssize_t)
     cdef _publish(self)

@@ -156,11 +156,7 @@ class ToolboxGradient(GradientBase):
             return GradientBase.is_centre(self)
         if self._pn == 0:
             return self._alone()
-        own = self.utility()
-        for k in range(self._pn):
-            if not self._pus[k] < own:
-                return False
-        return True
+        return _all_below(self._pus, self._pn, self.utility())  # type: ignore[name-defined]  # gradient.pxd's
 
     def _publish(self) -> None:
         """Compiled: the view as published now, copied into the published arrays."""
