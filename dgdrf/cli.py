@@ -151,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_quiet(node)
     node.add_argument("--dashboard", default=env_default("dashboard"), metavar="HOST:PORT", help="collector: serve a live page of the run there (loopback; beyond it only with --keys, as HTTPS; env DGDRF_DASHBOARD)")
     node.add_argument("--die-with-parent", action="store_true", help=argparse.SUPPRESS)
-    node.add_argument("-v", "--verbose", action="store_true", help="log progress (JSON lines when stderr is not a terminal)")
+    node.add_argument("-v", "--verbose", action="store_true", help="log state changes at INFO even with --quiet, which a node does by default (JSON lines when stderr is not a terminal)")
     nrun = node.add_argument_group("bootstrap: the run (as for dgdrf run; env DGDRF_SCENARIO, DGDRF_SERVERS, DGDRF_USERS, DGDRF_POLICY, and DGDRF_<OPTION> for each option, e.g. DGDRF_SEED, DGDRF_NEIGHBORS)")
     _add_run_args(nrun)
 
@@ -161,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     up = clsub.add_parser("up", help="start bootstrap, collector, gateway, servers and users as processes on loopback, run to saturation, print the result")
     _add_run_args(up)
     up.add_argument("--processes", type=_positive_int, help="processes hosting the servers and users (default: one per node)")
-    up.add_argument("--timeout", type=_positive_float, default=600.0, help="give up after this many wall seconds (default 600)")
+    up.add_argument("--timeout", type=_positive_float, default=600.0, help="stop the run after this many wall seconds and print its result so far, exit 1 (default 600)")
     up.add_argument("--token", help="shared cluster token")
     up.add_argument("--insecure", action="store_true", help="no TLS (default: keys are made for the run and every connection is mutual TLS)")
     up.add_argument("--keep-keys", action="store_true", help="keep the keys made for the run beside the node logs (default: removed at the end)")
@@ -287,6 +287,17 @@ def _command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _load_scenario_file(path: Any, lenient: bool) -> Any:
+    """A scenario file for a command, its warnings (keys ``--lenient`` ignored) on stderr as
+    it is read, whichever command reads it."""
+    from dgdrf.config import load_scenario
+
+    scenario = load_scenario(path, lenient)
+    for w in scenario.warnings:
+        print(f"dgdrf: warning: {w}", file=sys.stderr)
+    return scenario
+
+
 def _load_run_inputs(args: argparse.Namespace):
     from dgdrf.emulation import RunConfig
     from dgdrf.model.generators import google_2011_scenario
@@ -298,7 +309,7 @@ def _load_run_inputs(args: argparse.Namespace):
         raise ConfigError("--servers and --users go together")
     seed = args.seed
     if args.scenario:
-        scenario = load_scenario(args.scenario, args.lenient)
+        scenario = _load_scenario_file(args.scenario, args.lenient)
     elif args.servers:
         from dgdrf.memory_budget import check_nodes
 
@@ -326,8 +337,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     from dgdrf.policies import POLICIES
 
     scenario, config, policies = _load_run_inputs(args)
-    for w in scenario.warnings:
-        print(f"dgdrf: warning: {w}", file=sys.stderr)
     unknown = [p for p in policies if p not in POLICIES]
     if unknown or not policies:
         raise ConfigError(unknown_policy(unknown[0], POLICIES) if unknown else f"no policy given; known policies: {', '.join(POLICIES)}")
@@ -422,8 +431,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
     scenario, config, policies = _load_run_inputs(args)
     if not args.policy and "policy" not in scenario.settings:
         policies = ["drf"]
-    if len(policies) != 1 or policies[0] not in POLICIES:
-        raise ConfigError(f"audit one known policy at a time (--policy NAME); known policies: {', '.join(POLICIES)}")
+    if len(policies) != 1:
+        raise ConfigError(f"audit one policy at a time (--policy NAME), got {', '.join(policies)}")
+    if policies[0] not in POLICIES:
+        raise ConfigError(unknown_policy(policies[0], POLICIES))
     config = replace(config, policy=policies[0]).validate()
     try:
         report, run = audit_policy(scenario, config, factors=tuple(args.misreport or ()), claim_servers=bool(args.misreport) and not args.no_claims, time_limit=args.time_limit, probe=bool(args.misreport))
@@ -441,13 +452,12 @@ def cmd_audit(args: argparse.Namespace) -> int:
 def _audit_offline(args: argparse.Namespace) -> int:
     """``dgdrf audit --notion``: the oracle's totals, and the lies that gain."""
     from dgdrf.misreports import offline_misreports
-    from dgdrf.config import load_scenario
     from dgdrf.model.lp_filling import progressive_filling_lp
     from dgdrf.model.problem import Problem
 
     if not args.scenario or args.policy or args.servers:
         raise ConfigError("--notion audits the offline oracle of a scenario file: give --scenario FILE, and no --policy or --servers")
-    scenario = load_scenario(args.scenario, args.lenient)
+    scenario = _load_scenario_file(args.scenario, args.lenient)
     r = progressive_filling_lp(Problem.from_scenario(scenario), args.notion)
     print(f"{scenario.name}: offline {args.notion}, tasks {r.display_tasks()}")
     lies = offline_misreports(scenario, args.notion, tuple(args.misreport or (2.0,)), not args.no_claims)

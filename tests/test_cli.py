@@ -451,6 +451,8 @@ def test_an_unknown_top_level_key_is_an_error_with_a_guess_unless_lenient(capsys
     assert_one_line_error(*cli(capsys, "run", "--scenario", f)[::2], str(f), "unknown key 'polcy'", "did you mean 'policy'?", "--lenient")
     rc, out, err = cli(capsys, "run", "--scenario", f, "--lenient")
     assert rc == 0 and "unknown key 'polcy' (did you mean 'policy'?), ignored" in err and "drf" in out
+    rc, out, err = cli(capsys, "audit", "--scenario", f, "--lenient", "--policy", "drf")
+    assert rc == 0 and "unknown key 'polcy' (did you mean 'policy'?), ignored" in err  # every command that reads the file says so
 
 
 @pytest.mark.parametrize(
@@ -459,6 +461,7 @@ def test_an_unknown_top_level_key_is_an_error_with_a_guess_unless_lenient(capsys
         (["run", "--tick", "-1"], ["dgdrf: error: run: argument --tick", "(see dgdrf run --help)"]),
         (["cluster", "up", "--processes", "0"], ["dgdrf: error: cluster up: argument --processes"]),
         (["run", "--policy", "drff"], ["dgdrf: error: unknown policy 'drff' (did you mean 'drf'", "known policies: drf,"]),
+        (["audit", "--policy", "drff"], ["dgdrf: error: unknown policy 'drff' (did you mean 'drf'", "known policies: drf,"]),
         (["scenario", "--servers", "4", "--users", "2", "--jobs", "--load", "-1", "-o", "x.json"], ["dgdrf: error: --load: must be a positive number"]),
         (["oracle", "--scenario", "configs/thesis-100x20.toml", "--notion", "udrf"], ["dgdrf: error: configs/thesis-100x20.toml: users[0]"]),
     ],

@@ -195,13 +195,13 @@ def cluster_up(run_args: list[str], servers: int, users: int, processes: int | N
             code = cluster.wait_collector(0.5)
             bad = cluster.first_failure()
             if code is None and bad is not None and bad[0] in ("bootstrap", "gateway"):
-                print(f"dgdrf cluster: error: {bad[0]} exited with status {bad[1]}: {cluster.tail(bad[0], 3)}", file=sys.stderr)
+                print(f"dgdrf: error: cluster: {bad[0]} exited with status {bad[1]}: {cluster.tail(bad[0], 3)}", file=sys.stderr)
                 return 1, None, cluster
         if code is None:
-            print(f"dgdrf cluster: error: no result within {timeout:g} s; stopping the run (its result so far follows; logs in {cluster.logs})", file=sys.stderr)
+            print(f"dgdrf: error: cluster: no result within {timeout:g} s; stopping the run (its result so far follows; logs in {cluster.logs})", file=sys.stderr)
             return 1, cluster.interrupt(result_json), cluster
         if not result_json.exists():
-            print(f"dgdrf cluster: error: the collector exited ({code}) without a result: {cluster.tail('collector', 5)}", file=sys.stderr)
+            print(f"dgdrf: error: cluster: the collector exited ({code}) without a result: {cluster.tail('collector', 5)}", file=sys.stderr)
             return 1, None, cluster
         return code, json.loads(result_json.read_text()), cluster
     except (KeyboardInterrupt, _Terminated):
