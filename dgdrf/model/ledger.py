@@ -487,8 +487,8 @@ class AllocationLedger:
     def _dominant_of(self, demand: tuple[float, ...]) -> float:
         """:meth:`dominant_share` of a demand the ledger counts, remembered until the
         cluster's totals change: the collector asks for every user's share at every
-        allocation and end, and with jobs of many demands numpy's work for each was most
-        of the ledger's time in a 1,000-server run (bench/profile_run.py)."""
+        allocation and end, and with jobs of many demands each ask repeated numpy's work
+        for every running demand."""
         total = self.total
         if self._dominant_for is not total:
             self._dominant_for, self._dominant = total, {}
