@@ -432,7 +432,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if not args.policy and "policy" not in scenario.settings:
         policies = ["drf"]
     if len(policies) != 1:
-        raise ConfigError(f"audit one policy at a time (--policy NAME), got {', '.join(policies)}")
+        raise ConfigError(f"audit one known policy at a time (--policy NAME), got {', '.join(policies)}")
     if policies[0] not in POLICIES:
         raise ConfigError(unknown_policy(policies[0], POLICIES))
     config = replace(config, policy=policies[0]).validate()
