@@ -1,4 +1,4 @@
-# cython: boundscheck=False, wraparound=False
+# cython: boundscheck=False, wraparound=False, initializedcheck=False
 """Cyclon peer sampling (Voulgaris et al. 2005; thesis 2.4.1): a random overlay.
 
 Each node keeps a view of at most ``c`` descriptors (address, age, profile). Every

@@ -1,4 +1,4 @@
-# cython: boundscheck=False, wraparound=False
+# cython: boundscheck=False, wraparound=False, initializedcheck=False
 """Cyclon's descriptor lists, typed: the frame ``[tag, [[address, age, profile], ...]]``
 written from arrays of (id, age, profile) and read back into them.
 

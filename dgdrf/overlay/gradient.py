@@ -1,4 +1,4 @@
-# cython: boundscheck=False, wraparound=False
+# cython: boundscheck=False, wraparound=False, initializedcheck=False
 """The gradient topology (thesis 2.4.2, 3.3, 3.3.1; Sacha et al., Terelius et al.).
 
 Each node has a utility U supplied by its host (for scheduling: minus the lowest global

@@ -1,4 +1,4 @@
-# cython: boundscheck=False, wraparound=False
+# cython: boundscheck=False, wraparound=False, initializedcheck=False
 """The gradient as the thesis ran it: the Kompics toolbox's (thesis 4.4, its ref. [16]).
 
 Östman built DGDRF and PDGDRF on the gradient component of the Kompics toolbox

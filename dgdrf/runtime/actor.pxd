@@ -14,7 +14,7 @@ cdef class Context:
 
 
 cdef class FrameSink:
-    cpdef send_frame(self, src, long long dst, long tag, bytes data)
+    cpdef send_frame(self, long long src, long long dst, long tag, bytes data)
 
 
 cdef class Role:

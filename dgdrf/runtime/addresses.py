@@ -1,4 +1,4 @@
-# cython: boundscheck=False, wraparound=False
+# cython: boundscheck=False, wraparound=False, initializedcheck=False
 """Integer ids of node addresses: the emulator's hot path names nodes by a small integer.
 
 A node's address is a string (``s17``, ``u3``, a cluster member's name) in results, logs,

@@ -16,6 +16,7 @@ ctypedef _Key* _KeyArray
 
 cdef class Event:
     cpdef fire(self, tuple args)
+    cdef int fire_frame(self, object target, long long src, object data) except -1
 
 
 cdef class _VirtualTimer(Event):
@@ -38,16 +39,20 @@ cdef class VirtualClock:
     cdef Py_ssize_t _nfree
     cdef list _fns
     cdef list _args
+    cdef list _targets
+    cdef long long* _src
+
+    cpdef schedule_frame(self, long long delay_ticks, Event deliver, object target, long long src, object data)
 
     cpdef double now(self)
     cpdef long long now_ticks(self)
     cpdef schedule_ticks(self, long long delay_ticks, fn, tuple args)
-    @cython.locals(old=Py_ssize_t, cap=Py_ssize_t, s=Py_ssize_t, keys=cython.p_void, slots=cython.p_void)
+    @cython.locals(old=Py_ssize_t, cap=Py_ssize_t, s=Py_ssize_t, keys=cython.p_void, slots=cython.p_void, srcs=cython.p_void)
     cdef int _grow(self) except -1
     @cython.locals(keys=_KeyArray, i=Py_ssize_t, parent=Py_ssize_t, slot=Py_ssize_t)
-    cdef int _push(self, long long t, fn, tuple args) except -1
+    cdef Py_ssize_t _push(self, long long t, fn, object args) except -1
     @cython.locals(keys=_KeyArray, last=_Key, top=Py_ssize_t, i=Py_ssize_t, n=Py_ssize_t, child=Py_ssize_t)
     cdef Py_ssize_t _pop(self)
-    @cython.locals(n=Py_ssize_t, t=cython.longlong, slot=Py_ssize_t, fns=list, argss=list)
+    @cython.locals(n=Py_ssize_t, t=cython.longlong, slot=Py_ssize_t, fns=list, argss=list, targets=list, target=object)
     cdef void _run_heap(self, long long limit) except *
     cdef void _run_slots(self, long long limit) except *

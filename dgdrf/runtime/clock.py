@@ -51,6 +51,11 @@ class Event:
     def fire(self, args: tuple) -> None:
         raise NotImplementedError
 
+    def fire_frame(self, target: Any, src: int, data: Any) -> None:
+        """Compiled only: a frame's delivery scheduled by :meth:`VirtualClock.schedule_frame`,
+        its three arguments passed as C values, where :meth:`fire` gets them as a tuple."""
+        self.fire((target, src, data))
+
     def __call__(self, *args: Any) -> None:
         self.fire(args)
 
@@ -84,16 +89,17 @@ class VirtualClock:
     Two data structures give that order, one per build of this same source. Interpreted,
     a heap of the distinct due ticks (``heapq``, in C) and a slot per tick holding its
     callbacks in a list. Compiled (``cython.compiled``), one binary heap of C records
-    (tick, scheduling sequence, payload slot) in a contiguous array, the callbacks in two
-    lists indexed by slot: sifting compares integers in adjacent memory instead of
+    (tick, scheduling sequence, payload slot) in a contiguous array, the callbacks in
+    lists indexed by slot (a frame's target and sender beside, :meth:`schedule_frame`): sifting compares integers in adjacent memory instead of
     following a pointer per comparison to a Python object (with 10^4 actors and 4 x 10^4
     events pending those pointers miss the cache), and no Python object is made per
     event but its arguments (docs/notes/2026-11-29-performance-history.md). tests/test_runtime.py and
     tests/test_compiled_core.py hold both builds to the same order."""
 
-    #: compiled only: the heap's keys and the free payload slots, C arrays (clock.pxd)
+    #: compiled only: the heap's keys, the free payload slots and the frames' senders, C arrays (clock.pxd)
     _keys: Any
     _free: Any
+    _src: Any
 
     def __init__(self) -> None:
         self._now = 0  # ticks
@@ -107,11 +113,15 @@ class VirtualClock:
         self._heap_n = self._heap_cap = self._nfree = 0
         self._fns: list[Any] = []
         self._args: list[Any] = []
+        #: compiled: per payload slot, a frame event's target (None for any other event),
+        #: and in the C array _src its sender's id (schedule_frame)
+        self._targets: list[Any] = []
 
     def __dealloc__(self) -> None:
         if cython.compiled:
             free(self._keys)  # type: ignore[name-defined]  # libc's, cimported in clock.pxd
             free(self._free)  # type: ignore[name-defined]
+            free(self._src)  # type: ignore[name-defined]
 
     def now(self) -> float:
         return self._now / TICKS_PER_SECOND
@@ -132,8 +142,21 @@ class VirtualClock:
         """Like call_later, without a handle."""
         self.schedule_ticks(to_ticks(delay), fn, args)
 
+    def schedule_frame(self, delay_ticks: int, deliver: Event, target: Any, src: int, data: Any) -> None:
+        """The hot path of message delivery: ``deliver(target, src, data)`` ``delay_ticks``
+        ticks from now, in order with every other event. Compiled, with no argument tuple
+        and no int object for the sender's id ``src``: the target and frame wait in the
+        event's payload slot, the id in a C array, and the event gets them as C values
+        (:meth:`Event.fire_frame`)."""
+        if cython.compiled:
+            slot = self._push(self._now + delay_ticks, deliver, data)
+            self._targets[slot] = target
+            self._src[slot] = src
+            return
+        self.schedule_ticks(delay_ticks, deliver, (target, src, data))
+
     def schedule_ticks(self, delay_ticks: int, fn: Callable[..., Any], args: tuple) -> None:
-        """Hot path (message delivery): run ``fn(*args)`` ``delay_ticks`` ticks from now."""
+        """Run ``fn(*args)`` ``delay_ticks`` ticks from now."""
         t = self._now + delay_ticks
         if cython.compiled:
             self._push(t, fn, args)
@@ -158,17 +181,22 @@ class VirtualClock:
         if slots == cython.NULL:
             raise MemoryError(f"virtual clock: no memory for {cap} pending events")
         self._free = cython.cast(cython.pointer(cython.Py_ssize_t), slots)
+        srcs = realloc(self._src, cap * cython.sizeof(cython.longlong))  # type: ignore[name-defined]
+        if srcs == cython.NULL:
+            raise MemoryError(f"virtual clock: no memory for {cap} pending events")
+        self._src = cython.cast(cython.pointer(cython.longlong), srcs)
         for s in range(cap - 1, old - 1, -1):  # the lowest slot on top
             self._free[self._nfree] = s
             self._nfree += 1
         self._fns.extend([None] * (cap - old))
         self._args.extend([None] * (cap - old))
+        self._targets.extend([None] * (cap - old))
         self._heap_cap = cap
 
-    def _push(self, t: int, fn: Callable[..., Any], args: tuple) -> None:
+    def _push(self, t: int, fn: Callable[..., Any], args: Any) -> int:
         """Add an event (compiled build only): its payload to a free slot, its key sifted
-        up from a new leaf. A new event's sequence exceeds every pending one's, so it
-        stops below any parent due at the same tick or earlier."""
+        up from a new leaf; returns the slot. A new event's sequence exceeds every pending
+        one's, so it stops below any parent due at the same tick or earlier."""
         if self._heap_n == self._heap_cap:
             self._grow()
         self._nfree -= 1
@@ -188,6 +216,7 @@ class VirtualClock:
         keys[i].seq = self._seq
         keys[i].slot = slot
         self._seq += 1
+        return slot
 
     def _pop(self) -> int:
         """Remove the first event's key and return its payload slot (compiled build only):
@@ -242,7 +271,7 @@ class VirtualClock:
     def _run_heap(self, limit: int) -> None:
         """:meth:`run` on the compiled heap (``limit`` < 0: no limit)."""
         n = 0
-        fns, argss = self._fns, self._args
+        fns, argss, targets = self._fns, self._args, self._targets
         try:
             while self._heap_n and not self._stopped:
                 t = self._keys[0].t
@@ -258,7 +287,11 @@ class VirtualClock:
                 self._free[self._nfree] = slot
                 self._nfree += 1
                 n += 1
-                if isinstance(fn, Event):
+                target = targets[slot]
+                if target is not None:  # a frame (schedule_frame)
+                    targets[slot] = None
+                    cython.cast(Event, fn).fire_frame(target, self._src[slot], args)
+                elif isinstance(fn, Event):
                     cython.cast(Event, fn).fire(args)
                 else:
                     fn(*args)

@@ -411,7 +411,7 @@ class NetTransport(FrameSink):
             "dropped": dict(self.dropped),
             "connections_lost": self.connections_lost,
             "handler_errors": self.handler_errors,
-            "messages": {"count": self.stats.count, "nbytes": self.stats.nbytes, "undeliverable": self.stats.undeliverable},
+            "messages": {"count": list(self.stats.count), "nbytes": list(self.stats.nbytes), "undeliverable": self.stats.undeliverable},
             "reports": {"count": sum(self.report_stats.count), "bytes": sum(self.report_stats.nbytes)},
         }
 

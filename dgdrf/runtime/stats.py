@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from array import array
+
 from dgdrf.runtime.messages import message_types
 
 
@@ -13,8 +15,10 @@ class MessageStats:
     __slots__ = ("count", "nbytes", "dropped", "partitioned", "duplicated", "undeliverable")
 
     def __init__(self) -> None:
-        self.count = [0] * 256
-        self.nbytes = [0] * 256
+        # 64-bit counters in arrays (Python ints when read): the compiled local transport
+        # counts in them in C
+        self.count = array("q", [0]) * 256
+        self.nbytes = array("q", [0]) * 256
         self.dropped = 0
         self.partitioned = 0
         self.duplicated = 0

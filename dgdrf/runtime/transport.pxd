@@ -39,21 +39,22 @@ cdef class LocalTransport(FrameSink):
     cdef _Coin _loss
     cdef _Coin _dup
     cdef object _actor_seeds
-    cdef list _count
-    cdef list _nbytes
-    cdef list _block
+    cdef long long[::1] _count
+    cdef long long[::1] _nbytes
+    cdef long long[::1] _block
     cdef Py_ssize_t _pos
     cdef dict _groups
     cdef dict __dict__
 
     cpdef send(self, src, dst, msg)
     @cython.locals(clock=VirtualClock, by_id=list, table=list, deliver=Event, to=object)
-    cpdef send_frame(self, src, long long dst, long tag, bytes data)
+    cpdef send_frame(self, long long src, long long dst, long tag, bytes data)
     cdef long long _next_latency(self) except? -1
 
 
 cdef class _Delivery(Event):
     cpdef fire(self, tuple args)
+    cdef int fire_frame(self, object target, long long src, object data) except -1
 
 
 @cython.locals(node=Actor, reader=object)
@@ -61,6 +62,7 @@ cdef _deliver(actor, src, bytes data)
 
 cdef class _FrameDelivery(Event):
     cpdef fire(self, tuple args)
+    cdef int fire_frame(self, object target, long long src, object data) except -1
 
 
 cdef _Delivery _DELIVERY

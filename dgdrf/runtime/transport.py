@@ -46,7 +46,11 @@ class UniformLatency:
 
     def refill(self) -> list[int]:
         """A fresh block of latencies in ticks."""
-        return self._rng.integers(self._lo, self._hi + 1, _BLOCK).tolist()
+        return self.refill_array().tolist()
+
+    def refill_array(self) -> np.ndarray:
+        """:meth:`refill` as 64-bit integers (the compiled send path reads them in C)."""
+        return self._rng.integers(self._lo, self._hi + 1, _BLOCK, dtype=np.int64)
 
 
 class _Coin:
@@ -111,8 +115,10 @@ class LocalTransport(FrameSink):
         self._loss = _Coin(loss, rng.spawn(1)[0]) if loss > 0 else None
         self._dup = _Coin(duplicate, rng.spawn(1)[0]) if duplicate > 0 else None
         self._actor_seeds = rng.spawn(1)[0]
-        self._count, self._nbytes = self.stats.count, self.stats.nbytes
-        self._block: list[int] = []  # a block of latencies in ticks, walked by send
+        self._count, self._nbytes = self.stats.count, self.stats.nbytes  # compiled: read and written in C
+        #: a block of latencies in ticks, walked by send (compiled: the interpreted build's
+        #: closures hold their own list)
+        self._block: Any = np.zeros(0, dtype=np.int64)
         self._pos = 0
         #: address -> its group while partitioned (0: in none), None while whole
         self._groups: dict[str, int] | None = None
@@ -180,10 +186,10 @@ class LocalTransport(FrameSink):
             self.stats.dropped += 1
             return
         clock = self.clock
-        clock.schedule_ticks(self._next_latency(), deliver, (to, src, data))
+        clock.schedule_frame(self._next_latency(), deliver, to, src, data)
         if self._dup is not None and self._dup.draw():
             self.stats.duplicated += 1
-            clock.schedule_ticks(self._next_latency(), deliver, (to, src, data))
+            clock.schedule_frame(self._next_latency(), deliver, to, src, data)
 
     def send(self, src: str, dst: str, msg: Message) -> None:
         """Encode ``msg`` and send its frame to the actor at ``dst`` (:meth:`send_frame`).
@@ -196,7 +202,7 @@ class LocalTransport(FrameSink):
     def _next_latency(self) -> int:
         """The next latency of the drawn block, in ticks."""
         if self._pos >= len(self._block):
-            self._block, self._pos = self._latency.refill(), 0
+            self._block, self._pos = self._latency.refill_array(), 0
         self._pos += 1
         return self._block[self._pos - 1]
 
@@ -316,6 +322,9 @@ class _Delivery(Event):
     def fire(self, args: tuple) -> None:
         _deliver(args[0], args[1], args[2])
 
+    def fire_frame(self, target: Any, src: int, data: Any) -> None:
+        _deliver(target, src, data)
+
 
 class _FrameDelivery(Event):
     """A frame's delivery straight to the role that reads it (``LocalTransport._readers``):
@@ -326,6 +335,9 @@ class _FrameDelivery(Event):
 
     def fire(self, args: tuple) -> None:
         (cython.cast(Role, args[0]) if cython.compiled else args[0]).on_frame(args[1], args[2])
+
+    def fire_frame(self, target: Any, src: int, data: Any) -> None:
+        cython.cast(Role, target).on_frame(src, data)  # compiled only (VirtualClock.schedule_frame)
 
 
 _DELIVERY = _Delivery()

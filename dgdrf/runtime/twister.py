@@ -1,4 +1,4 @@
-# cython: boundscheck=False, wraparound=False
+# cython: boundscheck=False, wraparound=False, initializedcheck=False
 """Python's own random-number generator (MT19937, :class:`random.Random`) with its draws a C
 call away for the compiled core.
 
