@@ -5,7 +5,7 @@ cimport cython
 from dgdrf.runtime.actor cimport Role
 from dgdrf.runtime.addresses cimport AddressBook
 from dgdrf.overlay.descriptors cimport Descriptors
-from dgdrf.runtime.twister cimport Twister
+from dgdrf.runtime.twister cimport Twister, random_of
 
 cdef long _SHUFFLE
 cdef long _REPLY
@@ -31,6 +31,9 @@ cdef class Cyclon(Role):
     cdef Py_ssize_t _vend
     cdef public long long cycle
     cdef public dict _sent
+    cdef long long _pending
+    cdef long long[::1] _pending_ids
+    cdef Py_ssize_t _pending_n
     cdef public bint alone
     cdef public long long _last_peer
     cdef object _rnd
@@ -62,7 +65,7 @@ cdef class Cyclon(Role):
     @cython.locals(cycle=cython.longlong, o=Py_ssize_t, oldest=cython.longlong, m=Py_ssize_t, j=Py_ssize_t, k=Py_ssize_t, out=Descriptors, sent=list)
     cpdef shuffle(self)
     cpdef on_frame(self, long long src, bytes data)
-    @cython.locals(sent=list, n=Py_ssize_t)
+    @cython.locals(sent=list, n=Py_ssize_t, j=Py_ssize_t, a=cython.longlong)
     cdef _replied(self, long long src)
     @cython.locals(cycle=cython.longlong, m=Py_ssize_t, j=Py_ssize_t, k=Py_ssize_t, out=Descriptors)
     cdef _shuffled(self, long long src)

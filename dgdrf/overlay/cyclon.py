@@ -104,6 +104,11 @@ class Cyclon(Role):
         _reserve(view_size)
         self.cycle = 0
         self._sent: dict[int, list[int]] = {}  # peer id -> ids sent to it in my last shuffle
+        #: compiled: the last shuffle, while unanswered, in C (its peer's id, -1 when none,
+        #: and the ids sent); ``_sent`` then holds only the earlier ones still unanswered
+        self._pending = -1
+        self._pending_ids: Any = array("q", [0]) * shuffle_length if cython.compiled else None
+        self._pending_n = 0
         #: the bootstrap answered that no other node has joined, and none has been heard of
         #: since: this node is alone (a one-server cluster), not just not yet connected
         self.alone = False
@@ -149,7 +154,7 @@ class Cyclon(Role):
     def _random(self) -> float:
         """The next ``random()`` of this node's stream."""
         if self._mt is not None:
-            return self._mt.random()
+            return random_of(self._mt)  # type: ignore[name-defined]  # twister.pxd's, inlined here
         return self._rnd.random()
 
     #: shuffles and replies arrive as frames, read into typed fields (:meth:`on_frame`)
@@ -393,13 +398,17 @@ class Cyclon(Role):
         m = self._draw(self.l - 1)
         out = _OUT
         out.clear()
-        sent = []
+        if self._pending >= 0:  # the last shuffle went unanswered: kept by its peer, as every one is interpreted
+            self._sent[self._pending] = [self._pending_ids[j] for j in range(self._pending_n)]
+        if self._sent:
+            self._sent.pop(oldest, None)
         for j in range(m):
             k = _PERM[j]
             out.add(self._v[_W * k], cycle - self._v[_W * k + 1], self._vprof[k])
-            sent.append(self._v[_W * k])
+            self._pending_ids[j] = self._v[_W * k]
         out.add(self._me, 0, mine)
-        self._sent[oldest] = sent
+        self._pending = oldest
+        self._pending_n = m
         self._last_peer = oldest
         Role.send_frame(self, oldest, _SHUFFLE, out.frame(_SHUFFLE))
 
@@ -431,12 +440,18 @@ class Cyclon(Role):
 
     def _replied(self, src: int) -> None:
         """Merge the reply whose descriptors are in ``_IN`` over what was sent to ``src``."""
-        sent = self._sent.pop(src, None)
         n = 0
-        if sent is not None:
-            for a in sent:
-                _SENT[n] = a
-                n += 1
+        if src == self._pending:
+            for j in range(self._pending_n):
+                _SENT[j] = self._pending_ids[j]
+            n = self._pending_n
+            self._pending = -1
+        elif self._sent:
+            sent = self._sent.pop(src, None)
+            if sent is not None:
+                for a in sent:
+                    _SENT[n] = a
+                    n += 1
         self._merge(n)
 
     def _shuffled(self, src: int) -> None:

@@ -119,6 +119,9 @@ cdef inline long long _address_id(AddressBook book, const unsigned char* p, Py_s
     return i
 
 
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.initializedcheck(False)
 cdef inline object _write(Descriptors d, long tag):
     """The frame of ``d`` as msgpack's packer writes it, or None where it must write it."""
     cdef AddressBook book = d._book
@@ -176,6 +179,9 @@ cdef inline object _write(Descriptors d, long tag):
     return out
 
 
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.initializedcheck(False)
 cdef inline bint _read(Descriptors d, bytes data) except -1:
     """Fill ``d`` from the frame ``data``; False (``d`` then undefined) for a frame only
     msgpack's general path reads."""

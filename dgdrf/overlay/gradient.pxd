@@ -404,6 +404,9 @@ cdef inline object _crc32_of(str addr, unsigned int salt):
     return dgdrf_crc32(salt, <const unsigned char*>p, n)
 
 
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.initializedcheck(False)
 cdef inline object _exchange_frame_ids(long tag, double u, long long s, AddressBook book, long long[::1] ids, double[::1] us, long long[::1] stamps, Py_ssize_t n, bint ages, long long clock):
     """:func:`_exchange_frame` from a view kept in arrays (the compiled toolbox
     gradient's): entry k is node ``ids[k]`` with utility ``us[k]`` and stamp
@@ -444,6 +447,9 @@ cdef inline object _exchange_frame_ids(long tag, double u, long long s, AddressB
     return out
 
 
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.initializedcheck(False)
 cdef inline Py_ssize_t _read_exchange_ids(AddressBook book, bytes data, double* u, long long* s, long long[::1] ids, double[::1] us, long long[::1] stamps, Py_ssize_t at) except -3:
     """:func:`_read_exchange` into arrays: the sender's utility and stamp into ``u`` and
     ``s``, entry k's node id, utility and stamp into ``ids[at + k]``, ``us[at + k]`` and

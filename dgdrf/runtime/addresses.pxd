@@ -41,6 +41,9 @@ cdef inline void _prefix(const unsigned char* p, Py_ssize_t n, long long* out) n
     memcpy(out, p, n if n < 16 else 16)
 
 
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.initializedcheck(False)
 cdef inline void _index(AddressBook book, Py_ssize_t i) noexcept:
     """Put id ``i`` into the hash index (there is room: the index is at most 3/4 full)."""
     cdef bytes b = <bytes>book.utf8[i]
@@ -67,6 +70,9 @@ cdef inline int _grow(AddressBook book) except -1:
     return 0
 
 
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.initializedcheck(False)
 cdef inline void _put_wire(AddressBook book, Py_ssize_t i) noexcept:
     """Copy id ``i``'s msgpack encoding into the arena, if it fits."""
     cdef bytes w = <bytes>book.wire[i]
@@ -78,6 +84,9 @@ cdef inline void _put_wire(AddressBook book, Py_ssize_t i) noexcept:
         memcpy(a + 1, PyBytes_AS_STRING(w), n)
 
 
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.initializedcheck(False)
 cdef inline long long find_utf8(AddressBook book, const unsigned char* p, Py_ssize_t n) noexcept:
     """The id of the address whose UTF-8 bytes are p[0:n], or -1 if the book has none."""
     cdef Py_ssize_t s = <Py_ssize_t>(_fnv1a(p, n) & <unsigned long long>book._mask)
@@ -98,6 +107,9 @@ cdef inline long long find_utf8(AddressBook book, const unsigned char* p, Py_ssi
         s = (s + 1) & book._mask
 
 
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.initializedcheck(False)
 cdef inline const unsigned char* wire_of(AddressBook book, long long i, Py_ssize_t* n) noexcept:
     """Id ``i``'s msgpack encoding and (in ``n``) its length: from the arena if it is
     there, else from the book's bytes object."""

@@ -17,6 +17,11 @@ from __future__ import annotations
 import random
 from array import array
 
+try:
+    import cython
+except ImportError:  # interpreted without Cython installed
+    from dgdrf import cython_shadow as cython
+
 _N = 624
 _M = 397
 _MATRIX_A = 0x9908B0DF
@@ -101,7 +106,10 @@ class Twister:
         self._index = 0
 
     def _next(self) -> int:
-        """genrand_uint32: the next tempered 32-bit word."""
+        """genrand_uint32: the next tempered 32-bit word (compiled: twister.pxd's
+        ``next_word``, which the compiled callers inline)."""
+        if cython.compiled:
+            return next_word(self)  # type: ignore[name-defined]  # twister.pxd's
         if self._index >= _N:
             self._refill()
         y = self._mt[self._index]
@@ -117,7 +125,10 @@ class Twister:
         return a + (b - a) * self.random()
 
     def random(self) -> float:
-        """``random.Random.random()``: 53 random bits in [0, 1)."""
+        """``random.Random.random()``: 53 random bits in [0, 1) (compiled: twister.pxd's
+        ``random_of``)."""
+        if cython.compiled:
+            return random_of(self)  # type: ignore[name-defined]  # twister.pxd's
         a = self._next() >> 5
         b = self._next() >> 6
         return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
