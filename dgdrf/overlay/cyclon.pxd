@@ -4,7 +4,7 @@
 cimport cython
 from dgdrf.runtime.actor cimport Role
 from dgdrf.runtime.addresses cimport AddressBook
-from dgdrf.overlay.descriptors cimport Descriptors
+from dgdrf.overlay.descriptors cimport Descriptors, put
 from dgdrf.runtime.twister cimport Twister, random_of
 
 cdef long _SHUFFLE

@@ -404,9 +404,9 @@ class Cyclon(Role):
             self._sent.pop(oldest, None)
         for j in range(m):
             k = _PERM[j]
-            out.add(self._v[_W * k], cycle - self._v[_W * k + 1], self._vprof[k])
+            put(out, self._v[_W * k], cycle - self._v[_W * k + 1], self._vprof[k])  # type: ignore[name-defined]  # descriptors.pxd's: out.add inlined
             self._pending_ids[j] = self._v[_W * k]
-        out.add(self._me, 0, mine)
+        put(out, self._me, 0, mine)  # type: ignore[name-defined]
         self._pending = oldest
         self._pending_n = m
         self._last_peer = oldest
@@ -464,7 +464,7 @@ class Cyclon(Role):
         out.clear()
         for j in range(m):
             k = _PERM[j]
-            out.add(self._v[_W * k], cycle - self._v[_W * k + 1], self._vprof[k])
+            put(out, self._v[_W * k], cycle - self._v[_W * k + 1], self._vprof[k])  # type: ignore[name-defined]  # descriptors.pxd's: out.add inlined
             _SENT[j] = self._v[_W * k]
         Role.send_frame(self, src, _REPLY, out.frame(_REPLY))
         self._merge(m)

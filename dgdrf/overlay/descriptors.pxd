@@ -25,6 +25,19 @@ cdef class Descriptors:
     cpdef read(self, bytes data)
 
 
+cdef inline int put(Descriptors d, long long i, long long age, object profile) except -1:
+    """Descriptors.add inlined where the compiled core appends (a frame read, a shuffle's
+    entries written): the same steps without a method call."""
+    cdef Py_ssize_t n = d.n
+    if n == d.capacity:
+        d._grow()
+    d.ids[n] = i
+    d.ages[n] = age
+    d.profiles[n] = profile
+    d.n = n + 1
+    return 0
+
+
 cdef inline Py_ssize_t _uint_bytes(unsigned long long v) noexcept nogil:
     """The bytes after the marker of msgpack's smallest uint8/16/32/64 for ``v`` >= 128."""
     if v < 256:
@@ -244,5 +257,5 @@ cdef inline bint _read(Descriptors d, bytes data) except -1:
             pos += 5
         else:
             return False
-        d.add(i, <long long>age, prof)
+        put(d, i, <long long>age, prof)
     return pos == size

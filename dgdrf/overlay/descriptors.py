@@ -55,7 +55,11 @@ class Descriptors:
         self.n = 0
 
     def add(self, i: int, age: int, profile: Any) -> None:
-        """Append one descriptor."""
+        """Append one descriptor (compiled: descriptors.pxd's ``put``, which the compiled
+        callers inline)."""
+        if cython.compiled:
+            put(self, i, age, profile)  # type: ignore[name-defined]  # descriptors.pxd's
+            return
         n = self.n
         if n == self.capacity:
             self._grow()
