@@ -142,7 +142,7 @@ cdef class Gradient(GradientBase):
     cdef bint _maybe_gone(self, long long i) noexcept
     @cython.locals(last=Py_ssize_t, x=Py_ssize_t)
     cdef _forget_slot(self, Py_ssize_t k, Py_ssize_t h)
-    @cython.locals(mn=Py_ssize_t, ne=Py_ssize_t, no=Py_ssize_t, n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, x=Py_ssize_t, o=Py_ssize_t, e=Py_ssize_t, P=Py_ssize_t, r=Py_ssize_t, taken=Py_ssize_t, need=Py_ssize_t, lo=Py_ssize_t, hi=Py_ssize_t, mid=Py_ssize_t, last=double, names=list)
+    @cython.locals(mn=Py_ssize_t, ne=Py_ssize_t, no=Py_ssize_t, n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, x=Py_ssize_t, o=Py_ssize_t, e=Py_ssize_t, P=Py_ssize_t, r=Py_ssize_t, taken=Py_ssize_t, need=Py_ssize_t, lo=Py_ssize_t, hi=Py_ssize_t, mid=Py_ssize_t, a=Py_ssize_t, b=Py_ssize_t, u=double, names=list)
     cdef _select_arrays(self, Py_ssize_t h, bint own_known, double own)
     cdef bint _u_before(self, Py_ssize_t a, Py_ssize_t b) except -1
     cdef bint _t_before(self, Py_ssize_t a, Py_ssize_t b) except -1

@@ -1285,18 +1285,31 @@ class Gradient(GradientBase):
                     taken += 1
                     if taken == P:
                         break
+                # below own utility, closest first: the groups of equal utility walking
+                # down, each from its first place up (its order is eq. 3.9's within the
+                # group: tie-break, then address), until P - taken are offered; every
+                # memory node after those has P nodes before it, so it cannot be among the P
                 need = P - taken
                 taken = 0
-                last = 0.0
-                for j in range(lo - 1, -1, -1):
-                    k = self._mbyu[j]
-                    if taken >= need and self._mu[k] != last:
-                        break  # enough, and the group of equal utilities is complete
-                    if no and _OVER[k]:
-                        continue
-                    r = self._rank_in(r, P, self._mu[k], self._mt[k], self._mid[k], k, own, names)
-                    taken += 1
-                    last = self._mu[k]
+                j = lo - 1  # the group's last place
+                while taken < need and j >= 0:
+                    u = self._mu[self._mbyu[j]]
+                    a, b = 0, j  # the group's first place: the first at or above u
+                    while a < b:
+                        mid = (a + b) // 2
+                        if self._mu[self._mbyu[mid]] < u:
+                            a = mid + 1
+                        else:
+                            b = mid
+                    for x in range(a, j + 1):
+                        k = self._mbyu[x]
+                        if no and _OVER[k]:
+                            continue
+                        r = self._rank_in(r, P, self._mu[k], self._mt[k], self._mid[k], k, own, names)
+                        taken += 1
+                        if taken == need:
+                            break
+                    j = a - 1
             for o in range(no):
                 _OVER[_OPOS[o]] = 0
             n = P
