@@ -123,6 +123,8 @@ cdef class Gradient(GradientBase):
     cdef long long[::1] _mq
     cdef long long[::1] _mbyu
     cdef long long[::1] _mbyt
+    cdef long long[::1] _hid
+    cdef long long[::1] _hslot
     cdef public long long _mseq
     cdef dict _vcache
     cdef unsigned char[::1] _gone_bits
@@ -144,6 +146,14 @@ cdef class Gradient(GradientBase):
     cdef _forget_slot(self, Py_ssize_t k, Py_ssize_t h)
     @cython.locals(mn=Py_ssize_t, ne=Py_ssize_t, no=Py_ssize_t, n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, x=Py_ssize_t, o=Py_ssize_t, e=Py_ssize_t, P=Py_ssize_t, r=Py_ssize_t, taken=Py_ssize_t, need=Py_ssize_t, lo=Py_ssize_t, hi=Py_ssize_t, mid=Py_ssize_t, a=Py_ssize_t, b=Py_ssize_t, u=double, names=list)
     cdef _select_arrays(self, Py_ssize_t h, bint own_known, double own)
+    @cython.locals(mask=Py_ssize_t, x=Py_ssize_t)
+    cdef Py_ssize_t _mslot(self, long long i) noexcept
+    @cython.locals(mask=Py_ssize_t, x=Py_ssize_t)
+    cdef void _mindex(self, long long i, Py_ssize_t k) noexcept
+    @cython.locals(mask=Py_ssize_t, x=Py_ssize_t, y=Py_ssize_t, home=Py_ssize_t)
+    cdef void _munindex(self, long long i) noexcept
+    @cython.locals(n=Py_ssize_t, mask=Py_ssize_t, k=Py_ssize_t, x=Py_ssize_t)
+    cdef int _mreindex(self, Py_ssize_t size) except -1
     cdef bint _u_before(self, Py_ssize_t a, Py_ssize_t b) except -1
     cdef bint _t_before(self, Py_ssize_t a, Py_ssize_t b) except -1
     @cython.locals(lo=Py_ssize_t, hi=Py_ssize_t, mid=Py_ssize_t, j=Py_ssize_t, order=cython.longlong[::1])

@@ -491,6 +491,10 @@ class Gradient(GradientBase):
         #: compiled: the memory's slots in two orders (see :meth:`_u_before`)
         self._mbyu: Any = array("q", [0]) * room
         self._mbyt: Any = array("q", [0]) * room
+        #: compiled: the memory's index, node id -> slot (:meth:`_mslot`): open addressing
+        #: on the id, linear probing, ids -1 where empty, at most half full
+        self._hid: Any = array("q", [-1]) * (16 if cython.compiled else 0)
+        self._hslot: Any = array("q", [0]) * (16 if cython.compiled else 0)
         self._vcache: dict[str, tuple[float, int]] | None = None  # compiled: :attr:`view` until it changes
         #: compiled: a bit per node id, set for every node ever put in ``_gone`` (a
         #: superset of its keys): a clear bit spares the dictionary's lookup
@@ -621,7 +625,7 @@ class Gradient(GradientBase):
             _HID[h] = i
             _HU[h] = _HU[j]
             _HS[h] = _NO_STAMP
-            _HPOS[h] = _find(self._mid, self._mn, i)
+            _HPOS[h] = self._mslot(i)
             h += 1
         return h
 
@@ -698,7 +702,7 @@ class Gradient(GradientBase):
         if cython.compiled:
             i = self._book.id_of(addr)
             k = _find(self._vid, self._vn, i)
-            j = _find(self._mid, self._mn, i)
+            j = self._mslot(i)
             held = ([self._vs[k]] if k >= 0 else []) + ([self._ms[j]] if j >= 0 else [])
             self._suspects[addr] = max(held, default=NO_STAMP)
             if k >= 0:
@@ -830,7 +834,7 @@ class Gradient(GradientBase):
                     _HID[h] = self._book.id_of(addr)
                     _HU[h] = desc[0]
                     _HS[h] = desc[1]
-                    _HPOS[h] = _find(self._mid, self._mn, _HID[h])
+                    _HPOS[h] = self._mslot(_HID[h])
                     h += 1
             self._select_arrays(h, own is not None, own if own is not None else 0.0)
             return
@@ -1035,7 +1039,7 @@ class Gradient(GradientBase):
                 _HID[x] = i
             _HU[x] = u
             _HS[x] = s
-            k = _find(self._mid, self._mn, i)
+            k = self._mslot(i)
             _HPOS[x] = k
             if limit == 0 or (k >= 0 and s <= self._ms[k]):
                 continue
@@ -1054,6 +1058,9 @@ class Gradient(GradientBase):
                 self._mroom(self._mn + 1)
                 k = self._mn
                 self._mid[k] = i
+                if 2 * (k + 1) > len(self._hid):
+                    self._mreindex(4 * (k + 1))  # the slots before k
+                self._mindex(i, k)
                 self._mu[k] = u
                 self._mt[k] = _tiebreak_id(self._book, i, self._salt_crc)  # type: ignore[name-defined]  # gradient.pxd's
                 self._index_add(k)
@@ -1098,12 +1105,74 @@ class Gradient(GradientBase):
         if k != last:  # the last slot's places in the orders now name k
             self._mbyu[self._place(True, last, last)] = k
             self._mbyt[self._place(False, last, last)] = k
+        self._munindex(self._mid[k])
+        if k != last:
+            self._mindex(self._mid[last], k)
         self._mid[k] = self._mid[last]
         self._mu[k] = self._mu[last]
         self._ms[k] = self._ms[last]
         self._mt[k] = self._mt[last]
         self._mq[k] = self._mq[last]
         self._mn = last
+
+    # The memory's index (compiled): node id -> slot, where a search of the memory's ids
+    # took a step per slot, and the memory is unbounded while a node competes for the centre
+    def _mslot(self, i: int) -> int:
+        """Node id ``i``'s memory slot, -1 if it is not remembered."""
+        mask = len(self._hid) - 1
+        x = i & mask
+        while self._hid[x] >= 0:
+            if self._hid[x] == i:
+                return self._hslot[x]
+            x = (x + 1) & mask
+        return -1
+
+    def _mindex(self, i: int, k: int) -> None:
+        """Index node id ``i`` at slot ``k`` (a new entry, or the slot of one held); the
+        index has room (a new entry: :meth:`_mreindex` first if it would be half full)."""
+        mask = len(self._hid) - 1
+        x = i & mask
+        while self._hid[x] >= 0 and self._hid[x] != i:
+            x = (x + 1) & mask
+        self._hid[x] = i
+        self._hslot[x] = k
+
+    def _munindex(self, i: int) -> None:
+        """Take node id ``i`` out of the index: the entries after it in its run move back
+        into the hole where their probe would pass it (deletion without tombstones)."""
+        mask = len(self._hid) - 1
+        x = i & mask
+        while self._hid[x] != i:
+            if self._hid[x] < 0:
+                return
+            x = (x + 1) & mask
+        y = x
+        while True:
+            y = (y + 1) & mask
+            if self._hid[y] < 0:
+                break
+            home = self._hid[y] & mask
+            # the entry at y stays unless its home is cyclically outside (x, y]
+            if (x < y and (home <= x or home > y)) or (x > y and home <= x and home > y):
+                self._hid[x] = self._hid[y]
+                self._hslot[x] = self._hslot[y]
+                x = y
+        self._hid[x] = -1
+
+    def _mreindex(self, size: int) -> None:
+        """A new index of at least ``size`` places (a power of two) over the memory's slots."""
+        n = 16
+        while n < size:
+            n *= 2
+        self._hid = array("q", [-1]) * n
+        self._hslot = array("q", [0]) * n
+        mask = n - 1
+        for k in range(self._mn):
+            x = self._mid[k] & mask
+            while self._hid[x] >= 0:
+                x = (x + 1) & mask
+            self._hid[x] = self._mid[k]
+            self._hslot[x] = k
 
     # The memory's two orders (compiled): its slots by (utility, tie-break, address), eq.
     # 3.9's order around a node of finite utility, and by (tie-break, address), the order
@@ -1191,7 +1260,7 @@ class Gradient(GradientBase):
         ne = 0  # the pool's nodes that are not remembered
         no = 0  # overrides of remembered descriptors
         for k in range(self._vn):
-            j = _find(self._mid, mn, self._vid[k])
+            j = self._mslot(self._vid[k])
             if j < 0:
                 _PID[ne] = self._vid[k]
                 _PU[ne] = self._vu[k]
