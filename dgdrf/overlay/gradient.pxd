@@ -65,6 +65,9 @@ cdef long long[::1] _RG
 cdef double[::1] _RV
 cdef long long[::1] _RT
 cdef long long[::1] _RI
+cdef long long[::1] _IDPOS
+cdef long long _IDBASE
+cdef long long _ID_PLACES
 
 
 cdef class GradientBase(Role):
@@ -138,13 +141,13 @@ cdef class Gradient(GradientBase):
     cdef _send_exchange(self, long long dst, long tag, u, s)
     @cython.locals(m=Py_ssize_t)
     cpdef on_frame(self, long long src, bytes data)
-    @cython.locals(own=double, own_known=bint, limit=Py_ssize_t, h=Py_ssize_t, j=Py_ssize_t, x=Py_ssize_t, i=cython.longlong, u=double, s=cython.longlong, k=Py_ssize_t, v=Py_ssize_t, oldest=Py_ssize_t, names=list, suspects=dict, gone=dict)
+    @cython.locals(own=double, own_known=bint, limit=Py_ssize_t, h=Py_ssize_t, j=Py_ssize_t, x=Py_ssize_t, i=cython.longlong, u=double, s=cython.longlong, k=Py_ssize_t, v=Py_ssize_t, oldest=Py_ssize_t, base=cython.longlong, names=list, suspects=dict, gone=dict)
     cdef _merge_arrays(self, Py_ssize_t m, bint own_known, double own)
     cdef int _note_gone(self, long long i) except -1
     cdef bint _maybe_gone(self, long long i) noexcept
     @cython.locals(last=Py_ssize_t, x=Py_ssize_t)
     cdef _forget_slot(self, Py_ssize_t k, Py_ssize_t h)
-    @cython.locals(mn=Py_ssize_t, ne=Py_ssize_t, no=Py_ssize_t, n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, x=Py_ssize_t, o=Py_ssize_t, e=Py_ssize_t, P=Py_ssize_t, r=Py_ssize_t, taken=Py_ssize_t, need=Py_ssize_t, lo=Py_ssize_t, hi=Py_ssize_t, mid=Py_ssize_t, a=Py_ssize_t, b=Py_ssize_t, u=double, names=list)
+    @cython.locals(mn=Py_ssize_t, ne=Py_ssize_t, no=Py_ssize_t, n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, x=Py_ssize_t, o=Py_ssize_t, e=Py_ssize_t, P=Py_ssize_t, r=Py_ssize_t, taken=Py_ssize_t, need=Py_ssize_t, lo=Py_ssize_t, hi=Py_ssize_t, mid=Py_ssize_t, a=Py_ssize_t, b=Py_ssize_t, u=double, base=cython.longlong, names=list)
     cdef _select_arrays(self, Py_ssize_t h, bint own_known, double own)
     @cython.locals(mask=Py_ssize_t, x=Py_ssize_t)
     cdef Py_ssize_t _mslot(self, long long i) noexcept
@@ -196,6 +199,7 @@ cpdef Py_ssize_t choice_index(rnd, Py_ssize_t n) except -1
 @cython.locals(u=double, t=cython.longlong, own=double)
 cpdef tuple _preference(u, t, addr, own)
 cpdef _reserve(Py_ssize_t n)
+cpdef long long _id_marks(Py_ssize_t n) except -1
 @cython.locals(k=Py_ssize_t)
 cpdef object _grown(a, str kind, Py_ssize_t n)
 @cython.locals(k=Py_ssize_t)

@@ -1012,7 +1012,8 @@ class Gradient(GradientBase):
                 if own == _NEG_INF:
                     limit = self._idle_limit
         names, suspects, gone = self._book.names, self._suspects, self._gone
-        h = 0
+        base = _id_marks(len(names))
+        h = 0  # heard, each at _IDPOS[its id] - base - 1
         for j in range(m):
             i = _HID[j]
             u = _HU[j]
@@ -1032,11 +1033,12 @@ class Gradient(GradientBase):
                         continue  # stale news of a node that left the gradient
                     if u != _NEG_INF:
                         del gone[addr]  # it has users that can allocate again
-            x = _find(_HID, h, i)  # heard: first place, last descriptor
+            x = _IDPOS[i] - base - 1  # heard: first place, last descriptor
             if x < 0:
                 x = h
                 h += 1
                 _HID[x] = i
+                _IDPOS[i] = base + x + 1
             _HU[x] = u
             _HS[x] = s
             k = self._mslot(i)
@@ -1257,7 +1259,8 @@ class Gradient(GradientBase):
         (:func:`_prefers`), in that order, ranked without moving the memory."""
         mn = self._mn
         _reserve(mn + self._vn + h)
-        ne = 0  # the pool's nodes that are not remembered
+        base = _id_marks(len(self._book.names))
+        ne = 0  # the pool's nodes that are not remembered, each at _IDPOS[its id] - base - 1
         no = 0  # overrides of remembered descriptors
         for k in range(self._vn):
             j = self._mslot(self._vid[k])
@@ -1266,6 +1269,7 @@ class Gradient(GradientBase):
                 _PU[ne] = self._vu[k]
                 _PS[ne] = self._vs[k]
                 _PT[ne] = self._vt[k]
+                _IDPOS[self._vid[k]] = base + ne + 1
                 ne += 1
             elif self._vs[k] > self._ms[j]:
                 _OPOS[no] = j
@@ -1286,12 +1290,13 @@ class Gradient(GradientBase):
                     _OU[o] = _HU[x]
                     _OS[o] = _HS[x]
                 continue
-            e = _find(_PID, ne, _HID[x])
+            e = _IDPOS[_HID[x]] - base - 1
             if e < 0:
                 _PID[ne] = _HID[x]
                 _PU[ne] = _HU[x]
                 _PS[ne] = _HS[x]
                 _PT[ne] = _tiebreak_id(self._book, _HID[x], self._salt_crc)  # type: ignore[name-defined]  # gradient.pxd's
+                _IDPOS[_HID[x]] = base + ne + 1
                 ne += 1
             elif _HS[x] > _PS[e]:
                 _PU[e] = _HU[x]
@@ -1439,6 +1444,12 @@ _RG = array("q", [0]) * 64
 _RV = array("d", [0.0]) * 64
 _RT = array("q", [0]) * 64
 _RI = array("q", [0]) * 64
+#: compiled: node id -> its place among what a merge heard, then among a selection's pool
+#: of nodes not remembered, as marks of a generation (:func:`_id_marks`)
+_IDPOS = array("q", [0]) * 1024
+_IDBASE = 0
+#: places a generation may mark (heard and pools are far smaller)
+_ID_PLACES = 1 << 24
 
 
 def _reserve(n: int) -> None:
@@ -1449,6 +1460,17 @@ def _reserve(n: int) -> None:
         _PID, _PU, _PS, _PT = _grown(_PID, "q", 2 * n), _grown(_PU, "d", 2 * n), _grown(_PS, "q", 2 * n), _grown(_PT, "q", 2 * n)
         _OPOS, _OU, _OS, _OVER = _grown(_OPOS, "q", 2 * n), _grown(_OU, "d", 2 * n), _grown(_OS, "q", 2 * n), _grown(_OVER, "q", 2 * n)
         _RANK, _RG, _RV, _RT, _RI = _grown(_RANK, "q", 2 * n), _grown(_RG, "q", 2 * n), _grown(_RV, "d", 2 * n), _grown(_RT, "q", 2 * n), _grown(_RI, "q", 2 * n)
+
+
+def _id_marks(n: int) -> int:
+    """A new generation of ``_IDPOS``'s marks, for node ids below ``n``: its base (a
+    place p is marked as base + p + 1; every mark of an earlier generation is at most the
+    base, so nothing is ever cleared, not even by a handler that raised)."""
+    global _IDPOS, _IDBASE
+    if len(_IDPOS) < n:
+        _IDPOS = _grown(_IDPOS, "q", 2 * n)
+    _IDBASE += _ID_PLACES
+    return _IDBASE
 
 
 def _grown(a: Any, kind: str, n: int) -> Any:
