@@ -162,8 +162,6 @@ cdef class Gradient(GradientBase):
     @cython.locals(lo=Py_ssize_t, hi=Py_ssize_t, mid=Py_ssize_t, j=Py_ssize_t, order=cython.longlong[::1])
     cdef Py_ssize_t _place(self, bint by_utility, Py_ssize_t k, Py_ssize_t n) except -1
     cdef _index_add(self, Py_ssize_t k)
-    @cython.locals(g=cython.longlong, v=double, j=Py_ssize_t)
-    cdef Py_ssize_t _rank_in(self, Py_ssize_t r, Py_ssize_t P, double u, long long t, long long i, Py_ssize_t code, double own, list names) except -1
     cdef _vroom(self, Py_ssize_t n)
     cdef _mroom(self, Py_ssize_t n)
     cpdef _answer(self, long long src_id, str src, utility, stamp, entries)
@@ -214,6 +212,8 @@ cdef void _delete(long long[::1] order, Py_ssize_t at, Py_ssize_t n) noexcept
 cpdef Py_ssize_t _load_entries(entries, str me, AddressBook book, long long[::1] ids, double[::1] us, long long[::1] stamps) except -1
 @cython.locals(j=Py_ssize_t)
 cdef void _remove(long long[::1] ids, double[::1] us, long long[::1] ss, long long[::1] ts, Py_ssize_t n, Py_ssize_t k) noexcept
+@cython.locals(g=cython.longlong, v=double, j=Py_ssize_t)
+cdef Py_ssize_t _rank_in(Py_ssize_t r, Py_ssize_t P, double u, long long t, long long i, Py_ssize_t code, double own, list names) except -1
 cdef inline bint _key_before(long long g, double v, long long t, long long i, long long g2, double v2, long long t2, long long i2, list names) except -1
 @cython.locals(above_a=bint, above_b=bint)
 cdef bint _prefers(double ua, long long ta, long long a, double ub, long long tb, long long b, double own, list names) except -1

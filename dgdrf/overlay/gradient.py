@@ -1211,41 +1211,6 @@ class Gradient(GradientBase):
         _insert(self._mbyu, self._place(True, k, self._mn), self._mn, k)
         _insert(self._mbyt, self._place(False, k, self._mn), self._mn, k)
 
-    def _rank_in(self, r: int, P: int, u: float, t: int, i: int, code: int, own: float, names: list) -> int:
-        """Offer the pool's node ``i`` (utility ``u``, tie-break ``t``; ``code``: its
-        memory slot, or ``_mn`` + its place in ``_P*``) to the best so far (``r`` of at
-        most P, best first: keys in ``_R*``, codes in ``_RANK``); the count after."""
-        # eq. 3.9 as the key (g, v, t), smallest preferred (as :func:`_prefers`)
-        if own == _NEG_INF:
-            g = 0
-            v = 0.0
-            if u == _NEG_INF:
-                t += _IDLE_LAST
-        elif u >= own and u != _NEG_INF:
-            g = 0
-            v = u
-        else:
-            g = 1
-            v = -u
-        if r == P:
-            if not _key_before(g, v, t, i, _RG[P - 1], _RV[P - 1], _RT[P - 1], _RI[P - 1], names):
-                return r
-            r -= 1
-        j = r
-        while j > 0 and _key_before(g, v, t, i, _RG[j - 1], _RV[j - 1], _RT[j - 1], _RI[j - 1], names):
-            _RG[j] = _RG[j - 1]
-            _RV[j] = _RV[j - 1]
-            _RT[j] = _RT[j - 1]
-            _RI[j] = _RI[j - 1]
-            _RANK[j] = _RANK[j - 1]
-            j -= 1
-        _RG[j] = g
-        _RV[j] = v
-        _RT[j] = t
-        _RI[j] = i
-        _RANK[j] = code
-        return r + 1
-
     def _select_arrays(self, h: int, own_known: bool, own: float) -> None:
         """:meth:`_select` on the arrays, ``heard`` being the first ``h`` descriptors of
         the scratch (their memory slots, or -1, in ``_HPOS``).
@@ -1329,16 +1294,16 @@ class Gradient(GradientBase):
             r = 0
             for o in range(no):
                 k = _OPOS[o]
-                r = self._rank_in(r, P, _OU[o], self._mt[k], self._mid[k], k, own, names)
+                r = _rank_in(r, P, _OU[o], self._mt[k], self._mid[k], k, own, names)
             for e in range(ne):
-                r = self._rank_in(r, P, _PU[e], _PT[e], _PID[e], mn + e, own, names)
+                r = _rank_in(r, P, _PU[e], _PT[e], _PID[e], mn + e, own, names)
             if own == _NEG_INF:
                 taken = 0
                 for j in range(mn):
                     k = self._mbyt[j]
                     if no and _OVER[k]:
                         continue
-                    r = self._rank_in(r, P, self._mu[k], self._mt[k], self._mid[k], k, own, names)
+                    r = _rank_in(r, P, self._mu[k], self._mt[k], self._mid[k], k, own, names)
                     taken += 1
                     if taken == P:
                         break
@@ -1355,7 +1320,7 @@ class Gradient(GradientBase):
                     k = self._mbyu[j]
                     if no and _OVER[k]:
                         continue
-                    r = self._rank_in(r, P, self._mu[k], self._mt[k], self._mid[k], k, own, names)
+                    r = _rank_in(r, P, self._mu[k], self._mt[k], self._mid[k], k, own, names)
                     taken += 1
                     if taken == P:
                         break
@@ -1379,7 +1344,7 @@ class Gradient(GradientBase):
                         k = self._mbyu[x]
                         if no and _OVER[k]:
                             continue
-                        r = self._rank_in(r, P, self._mu[k], self._mt[k], self._mid[k], k, own, names)
+                        r = _rank_in(r, P, self._mu[k], self._mt[k], self._mid[k], k, own, names)
                         taken += 1
                         if taken == need:
                             break
@@ -1537,6 +1502,42 @@ def _remove(ids: Any, us: Any, ss: Any, ts: Any, n: int, k: int) -> None:
         us[j - 1] = us[j]
         ss[j - 1] = ss[j]
         ts[j - 1] = ts[j]
+
+
+def _rank_in(r: int, P: int, u: float, t: int, i: int, code: int, own: float, names: list) -> int:
+    """Offer a selection's pool's node ``i`` (utility ``u``, tie-break ``t``; ``code``: its
+    memory slot, or ``_mn`` + its place in ``_P*``) to the best so far (``r`` of at
+    most P, best first: keys in ``_R*``, codes in ``_RANK``); the count after."""
+    # eq. 3.9 as the key (g, v, t), smallest preferred (as :func:`_prefers`)
+    if own == _NEG_INF:
+        g = 0
+        v = 0.0
+        if u == _NEG_INF:
+            t += _IDLE_LAST
+    elif u >= own and u != _NEG_INF:
+        g = 0
+        v = u
+    else:
+        g = 1
+        v = -u
+    if r == P:
+        if not _key_before(g, v, t, i, _RG[P - 1], _RV[P - 1], _RT[P - 1], _RI[P - 1], names):
+            return r
+        r -= 1
+    j = r
+    while j > 0 and _key_before(g, v, t, i, _RG[j - 1], _RV[j - 1], _RT[j - 1], _RI[j - 1], names):
+        _RG[j] = _RG[j - 1]
+        _RV[j] = _RV[j - 1]
+        _RT[j] = _RT[j - 1]
+        _RI[j] = _RI[j - 1]
+        _RANK[j] = _RANK[j - 1]
+        j -= 1
+    _RG[j] = g
+    _RV[j] = v
+    _RT[j] = t
+    _RI[j] = i
+    _RANK[j] = code
+    return r + 1
 
 
 def _key_before(g: int, v: float, t: int, i: int, g2: int, v2: float, t2: int, i2: int, names: list) -> bool:
