@@ -198,7 +198,7 @@ cpdef Py_ssize_t choice_index(rnd, Py_ssize_t n) except -1
 cpdef tuple _preference(u, t, addr, own)
 cpdef _reserve(Py_ssize_t n)
 cpdef long long _id_marks(Py_ssize_t n) except -1
-@cython.locals(k=Py_ssize_t)
+@cython.locals(m=Py_ssize_t)
 cpdef object _grown(a, str kind, Py_ssize_t n)
 @cython.locals(k=Py_ssize_t)
 cdef bint _all_below(double[::1] us, Py_ssize_t n, double own) noexcept
