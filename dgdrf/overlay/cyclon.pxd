@@ -15,6 +15,8 @@ cdef Descriptors _OUT
 cdef long long[::1] _PERM
 cdef long long[::1] _SENT
 cdef long long[::1] _POS
+cdef long long _POS_BASE
+cdef long long _POS_PLACES
 
 
 cdef class Cyclon(Role):
@@ -69,12 +71,12 @@ cdef class Cyclon(Role):
     cdef _replied(self, long long src)
     @cython.locals(cycle=cython.longlong, m=Py_ssize_t, j=Py_ssize_t, k=Py_ssize_t, out=Descriptors)
     cdef _shuffled(self, long long src)
-    @cython.locals(d=Descriptors, me=cython.longlong, cycle=cython.longlong, c=Py_ssize_t, nrep=Py_ssize_t, j=Py_ssize_t, e=Py_ssize_t, addr=cython.longlong, age=cython.longlong, k=Py_ssize_t, gone=cython.longlong)
+    @cython.locals(d=Descriptors, me=cython.longlong, cycle=cython.longlong, c=Py_ssize_t, nrep=Py_ssize_t, j=Py_ssize_t, e=Py_ssize_t, addr=cython.longlong, age=cython.longlong, k=Py_ssize_t, gone=cython.longlong, base=cython.longlong)
     cdef _merge(self, Py_ssize_t nsent)
 
 
-@cython.locals(k=Py_ssize_t, i=cython.longlong)
-cdef int _mark(Cyclon cyclon, bint on) except -1
+@cython.locals(k=Py_ssize_t, i=cython.longlong, base=cython.longlong)
+cdef long long _mark(Cyclon cyclon) except -1
 
 
 @cython.locals(oldest=Py_ssize_t, first=cython.longlong, k=Py_ssize_t)

@@ -71,7 +71,9 @@ _IN = Descriptors(64)
 _OUT = Descriptors(64)
 _PERM = array("q", [0]) * 64
 _SENT = array("q", [0]) * 64  # the ids a merge may replace
-_POS = array("q", [0]) * 1024  # compiled merges: id -> position + 1 in the view being merged, else 0
+_POS = array("q", [0]) * 1024  # compiled merges: id -> the merge's base + position + 1 in the view being merged (_mark)
+_POS_BASE = 0  # the last merge's base: every mark of an earlier merge is at most its base
+_POS_PLACES = 1 << 20  # places a merge may mark (a view holds at most 2c entries and gaps)
 
 
 class Cyclon(Role):
@@ -473,16 +475,17 @@ class Cyclon(Role):
         """Merge the descriptors of ``_IN``: never myself, never an address held (a held
         entry's profile is refreshed from a younger copy), first into free slots, then
         over the entries sent (``_SENT[:nsent]``) that are still held, the last sent
-        first. While it runs, ``_POS`` holds each held id's position + 1.
+        first. While it runs, ``_POS`` holds each held id's position + 1 above the merge's
+        base (:func:`_mark`).
 
         Interpreted, :meth:`_received` and :meth:`_merge_entries` do the same on a
         dictionary."""
         d = _IN
         me, cycle, c = self._me, self.cycle, self.c
-        _mark(self, True)
+        base = _mark(self)
         nrep = 0
         for j in range(nsent):
-            if _POS[_SENT[j]] > 0:
+            if _POS[_SENT[j]] > base:
                 _SENT[nrep] = _SENT[j]  # the replaceable ones, in order, in place
                 nrep += 1
         for e in range(d.n):
@@ -491,7 +494,7 @@ class Cyclon(Role):
                 continue
             age = d.ages[e]
             profile = d.profiles[e]
-            k = _POS[addr] - 1
+            k = _POS[addr] - base - 1
             if k >= 0:
                 # Cyclon keeps the entry it holds; only its profile is refreshed from a younger
                 # copy. Else, where views hold every other node from the start (clusters of
@@ -506,11 +509,10 @@ class Cyclon(Role):
                     break
                 nrep -= 1
                 gone = _SENT[nrep]
-                self._remove(_POS[gone] - 1)
+                self._remove(_POS[gone] - base - 1)
                 _POS[gone] = 0
             self._append(addr, cycle - age, profile)
-            _POS[addr] = self._vend
-        _mark(self, False)
+            _POS[addr] = base + self._vend
         self._close()
 
     # -- the interpreted build ----------------------------------------------------------
@@ -563,15 +565,20 @@ class Cyclon(Role):
         self._vn = len(view)
 
 
-def _mark(cyclon: Cyclon, on: bool) -> None:
-    """Set (or clear) ``_POS`` for the ids in ``cyclon``'s view (gaps aside)."""
-    global _POS
-    if on and len(_POS) < len(cyclon._book.names):
+def _mark(cyclon: Cyclon) -> int:
+    """Mark ``_POS`` for the ids in ``cyclon``'s view (gaps aside) above a new base, and
+    return it: a position p is base + p + 1, and every mark of an earlier merge is at most
+    the base, so no merge clears its marks."""
+    global _POS, _POS_BASE
+    if len(_POS) < len(cyclon._book.names):
         _POS = array("q", [0]) * (2 * len(cyclon._book.names))
+    _POS_BASE += _POS_PLACES
+    base = _POS_BASE
     for k in range(cyclon._vend):
         i = cyclon._v[_W * k]
         if i >= 0:
-            _POS[i] = k + 1 if on else 0
+            _POS[i] = base + k + 1
+    return base
 
 
 def _reserve(view_size: int) -> None:
