@@ -779,3 +779,42 @@ def test_the_compiled_toolbox_gradient_keeps_the_interpreted_ones_view(steps, P,
     for a, b in _exchanged(_hosted("dgdrf.overlay.toolbox_gradient", make), own, steps, replies=False):
         assert list(a.view.items()) == list(b.view.items())
         assert a.clock == b.clock
+
+
+# -- Cyclon's typed samples (compiled only: overlay/cyclon.py's sample_numbers, published_numbers) ----
+PROFILES = st.one_of(st.none(), st.floats(-1.0, 1.0), st.just(-math.inf), st.integers(-3, 3), st.booleans(), st.just("x"), st.just(np.float64(0.25)))
+
+
+@pytest.mark.skipif(_both("dgdrf.overlay.cyclon") is None, reason="the compiled core is not installed")
+@SETTINGS
+@given(st.lists(st.lists(st.tuples(st.sampled_from(ADDRS), st.integers(0, 5), PROFILES), min_size=1, max_size=12), min_size=1, max_size=3), st.integers(1, 8), st.integers(0, 2**32))
+def test_cyclons_typed_samples_are_its_descriptors_numbers(shuffles, k, seed):
+    """The numbers a gradient's round takes from Cyclon typed (its sample and the view it
+    publishes) are those of the profile objects the descriptors carry, after merges that
+    replace entries and close the gaps: the same
+    draws as sample_descriptors, ids -1 for what is not an int or a float, bools left out
+    of the published view."""
+    from dgdrf.overlay.messages import CyclonShuffle
+    from dgdrf.runtime.addresses import BOOK
+
+    compiled = _both("dgdrf.overlay.cyclon")[0]
+    cyclon = compiled.Cyclon(view_size=8, shuffle_length=8, bootstrap=None)
+    Harness().host("me", cyclon)
+    for i, entries in enumerate(shuffles):  # merges that replace what they answered with (gaps closed)
+        cyclon.on_CyclonShuffle(f"n{i}", CyclonShuffle([[a, age, prof] for a, age, prof in entries]))
+    cyclon.rnd = random.Random(seed)
+    expected = cyclon.sample_descriptors(k)
+    cyclon.rnd = random.Random(seed)
+    ids, values = array("q", [0]) * k, array("d", [0.0]) * k
+    m = cyclon.sample_numbers(k, ids, values)
+    assert m == len(expected)
+    for j, (addr, prof) in enumerate(expected):
+        if isinstance(prof, (int, float)):
+            assert ids[j] == BOOK.id_of(addr) and values[j] == float(prof)
+        else:
+            assert ids[j] == -1
+    n = len(cyclon.neighbours())
+    ids, ages, values = array("q", [0]) * n, array("q", [0]) * n, array("d", [0.0]) * n
+    m = cyclon.published_numbers(ids, ages, values)
+    published = [(BOOK.id_of(a), float(p)) for a, p in cyclon.view_profiles() if isinstance(p, (int, float)) and not isinstance(p, bool)]
+    assert [(ids[j], values[j]) for j in range(m)] == published

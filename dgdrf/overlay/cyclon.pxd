@@ -61,9 +61,9 @@ cdef class Cyclon(Role):
     @cython.locals(m=Py_ssize_t, j=Py_ssize_t, names=list, vprof=list, v=cython.longlong[::1], perm=cython.longlong[::1])
     cpdef list sample_descriptors(self, Py_ssize_t k)
     @cython.locals(m=Py_ssize_t, j=Py_ssize_t, p=Py_ssize_t, vprof=list)
-    cdef Py_ssize_t sample_numbers(self, Py_ssize_t k, long long[::1] ids, double[::1] values) except -1
+    cpdef Py_ssize_t sample_numbers(self, Py_ssize_t k, long long[::1] ids, double[::1] values) except -1
     @cython.locals(m=Py_ssize_t, k=Py_ssize_t, vprof=list)
-    cdef Py_ssize_t published_numbers(self, long long[::1] ids, long long[::1] ages, double[::1] values) except -1
+    cpdef Py_ssize_t published_numbers(self, long long[::1] ids, long long[::1] ages, double[::1] values) except -1
     @cython.locals(cycle=cython.longlong, o=Py_ssize_t, oldest=cython.longlong, m=Py_ssize_t, j=Py_ssize_t, k=Py_ssize_t, out=Descriptors, sent=list)
     cpdef shuffle(self)
     cpdef on_frame(self, long long src, bytes data)
