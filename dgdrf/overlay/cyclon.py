@@ -73,7 +73,9 @@ _PERM = array("q", [0]) * 64
 _SENT = array("q", [0]) * 64  # the ids a merge may replace
 _POS = array("q", [0]) * 1024  # compiled merges: id -> the merge's base + position + 1 in the view being merged (_mark)
 _POS_BASE = 0  # the last merge's base: every mark of an earlier merge is at most its base
-_POS_PLACES = 1 << 20  # places a merge may mark (a view holds at most 2c entries and gaps)
+_POS_PLACES = 1 << 20  # places a merge may mark: a view holds at most 2c entries and gaps
+#: the largest view size c (a merge's marks need 2c places; thousands of times what gossip uses)
+MAX_VIEW = _POS_PLACES // 4
 
 
 class Cyclon(Role):
@@ -87,8 +89,8 @@ class Cyclon(Role):
         bootstrap: str | None = "bootstrap",
         profile: Callable[[], Any] | None = None,
     ) -> None:
-        if view_size < 1 or not 1 <= shuffle_length <= view_size:
-            raise ValueError(f"Cyclon needs view_size >= 1 and 1 <= shuffle_length <= view_size, got c={view_size}, l={shuffle_length}")
+        if not 1 <= view_size <= MAX_VIEW or not 1 <= shuffle_length <= view_size:
+            raise ValueError(f"Cyclon needs 1 <= view_size <= {MAX_VIEW} and 1 <= shuffle_length <= view_size, got c={view_size}, l={shuffle_length}")
         self.c = view_size
         self.l = shuffle_length
         self.period = period

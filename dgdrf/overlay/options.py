@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from dgdrf.model.scenario import MAX_SECONDS
 from dgdrf.options import option
+from dgdrf.overlay.cyclon import MAX_VIEW as MAX_CYCLON_VIEW
 from dgdrf.overlay.toolbox_gradient import DEFAULT_OLD_THRESHOLD
 
 #: how a gradient keeps its view: as the Kompics toolbox the thesis used (ages, no memory),
@@ -22,7 +23,7 @@ class OverlayOptions:
     """The view sizes and periods of the peer-sampling and gradient overlays."""
 
     neighbors: int = option(4, "overlay neighbours per node P, used by distributed policies", lo=1, thesis="P = 2-10 in thesis ch. 5")
-    cyclon_view: int = option(10, "Cyclon view size c of the distributed policies' peer sampling", lo=1)
+    cyclon_view: int = option(10, "Cyclon view size c of the distributed policies' peer sampling", lo=1, hi=MAX_CYCLON_VIEW)
     cyclon_shuffle: int = option(5, "Cyclon shuffle length l", lo=1)
     cyclon_period: float = option(1.0, "seconds between a server's Cyclon shuffles", lo=0.0, lo_open=True, hi=MAX_SECONDS, unit="seconds")
     gradient: str | None = option(

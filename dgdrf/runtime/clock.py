@@ -90,10 +90,12 @@ class VirtualClock:
     a heap of the distinct due ticks (``heapq``, in C) and a slot per tick holding its
     callbacks in a list. Compiled (``cython.compiled``), one binary heap of C records
     (tick, scheduling sequence, payload slot) in a contiguous array, the callbacks in
-    lists indexed by slot (a frame's target and sender beside, :meth:`schedule_frame`): sifting compares integers in adjacent memory instead of
+    lists indexed by slot (a frame's target beside, its sender's id in a C array:
+    :meth:`schedule_frame`): sifting compares integers in adjacent memory instead of
     following a pointer per comparison to a Python object (with 10^4 actors and 4 x 10^4
-    events pending those pointers miss the cache), and no Python object is made per
-    event but its arguments (docs/notes/2026-11-29-performance-history.md). tests/test_runtime.py and
+    events pending those pointers miss the cache), and no Python object is made per event
+    but its arguments, none for a frame (docs/notes/2026-11-29-performance-history.md,
+    docs/notes/2026-11-29-runtime-frames-and-lookups.md). tests/test_runtime.py and
     tests/test_compiled_core.py hold both builds to the same order."""
 
     #: compiled only: the heap's keys, the free payload slots and the frames' senders, C arrays (clock.pxd)
