@@ -419,6 +419,7 @@ def test_overlay_command_writes_final_and_per_cycle_figures(capsys, tmp_path, pr
         (["--protocol", "bogus"], "bogus"),
         (["--protocol", "cyclon", "--nodes", "1"], "--nodes: must be an integer >= 2"),
         (["--protocol", "cyclon", "--view-size", "3", "--shuffle-length", "5"], "shuffle length"),
+        (["--protocol", "cyclon", "--view-size", "300000"], "--view-size: must be an integer >= 1 and <= 262144"),
         (["--protocol", "cyclon", "--cycles", "0"], "--cycles"),
         (["--protocol", "pushsum", "--loss", "1.5"], "--loss"),
     ],
