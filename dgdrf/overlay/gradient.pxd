@@ -147,7 +147,7 @@ cdef class Gradient(GradientBase):
     cdef bint _maybe_gone(self, long long i) noexcept
     @cython.locals(last=Py_ssize_t, x=Py_ssize_t)
     cdef _forget_slot(self, Py_ssize_t k, Py_ssize_t h)
-    @cython.locals(mn=Py_ssize_t, ne=Py_ssize_t, no=Py_ssize_t, n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, x=Py_ssize_t, o=Py_ssize_t, e=Py_ssize_t, P=Py_ssize_t, r=Py_ssize_t, taken=Py_ssize_t, need=Py_ssize_t, lo=Py_ssize_t, hi=Py_ssize_t, mid=Py_ssize_t, a=Py_ssize_t, b=Py_ssize_t, u=double, base=cython.longlong, names=list)
+    @cython.locals(mn=Py_ssize_t, ne=Py_ssize_t, no=Py_ssize_t, n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, x=Py_ssize_t, o=Py_ssize_t, e=Py_ssize_t, P=Py_ssize_t, r=Py_ssize_t, taken=Py_ssize_t, need=Py_ssize_t, lo=Py_ssize_t, a=Py_ssize_t, base=cython.longlong, names=list)
     cdef _select_arrays(self, Py_ssize_t h, bint own_known, double own)
     @cython.locals(mask=Py_ssize_t, x=Py_ssize_t)
     cdef Py_ssize_t _mslot(self, long long i) noexcept
@@ -159,6 +159,8 @@ cdef class Gradient(GradientBase):
     cdef int _mreindex(self, Py_ssize_t size) except -1
     cdef bint _u_before(self, Py_ssize_t a, Py_ssize_t b) except -1
     cdef bint _t_before(self, Py_ssize_t a, Py_ssize_t b) except -1
+    @cython.locals(lo=Py_ssize_t, hi=Py_ssize_t, mid=Py_ssize_t)
+    cdef Py_ssize_t _first_at_or_above(self, double u, Py_ssize_t n) noexcept
     @cython.locals(lo=Py_ssize_t, hi=Py_ssize_t, mid=Py_ssize_t, j=Py_ssize_t, order=cython.longlong[::1])
     cdef Py_ssize_t _place(self, bint by_utility, Py_ssize_t k, Py_ssize_t n) except -1
     cdef _index_add(self, Py_ssize_t k)

@@ -1192,6 +1192,18 @@ class Gradient(GradientBase):
             return self._mt[a] < self._mt[b]
         return self._book.names[self._mid[a]] < self._book.names[self._mid[b]]
 
+    def _first_at_or_above(self, u: float, n: int) -> int:
+        """The first of the first ``n`` places of the utility order whose utility is at
+        least ``u`` (``n`` if none): a bisection."""
+        lo, hi = 0, n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._mu[self._mbyu[mid]] < u:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
     def _place(self, by_utility: bool, k: int, n: int) -> int:
         """Where slot ``k`` is, or goes, among the first ``n`` places of the utility order
         (``by_utility``) or of the tie-break order: a bisection."""
@@ -1308,13 +1320,7 @@ class Gradient(GradientBase):
                     if taken == P:
                         break
             else:
-                lo, hi = 0, mn  # the first place at or above own utility
-                while lo < hi:
-                    mid = (lo + hi) // 2
-                    if self._mu[self._mbyu[mid]] < own:
-                        lo = mid + 1
-                    else:
-                        hi = mid
+                lo = self._first_at_or_above(own, mn)
                 taken = 0
                 for j in range(lo, mn):
                     k = self._mbyu[j]
@@ -1332,14 +1338,7 @@ class Gradient(GradientBase):
                 taken = 0
                 j = lo - 1  # the group's last place
                 while taken < need and j >= 0:
-                    u = self._mu[self._mbyu[j]]
-                    a, b = 0, j  # the group's first place: the first at or above u
-                    while a < b:
-                        mid = (a + b) // 2
-                        if self._mu[self._mbyu[mid]] < u:
-                            a = mid + 1
-                        else:
-                            b = mid
+                    a = self._first_at_or_above(self._mu[self._mbyu[j]], j)  # the group's first place
                     for x in range(a, j + 1):
                         k = self._mbyu[x]
                         if no and _OVER[k]:
