@@ -99,7 +99,9 @@ class Cyclon(Role):
         self._book = BOOK
         # the view, in view order: (id, birth cycle (age = cycle - birth), the birth of
         # the descriptor its profile came with) per entry, and the profiles (None: none heard)
-        self._v: Any = array("q", [0]) * (_W * 2 * view_size) if cython.compiled else None
+        #: (compiled; after the 2c entries' places, the ids of the last shuffle while it
+        #: is unanswered: _pending_at)
+        self._v: Any = array("q", [0]) * (_W * 2 * view_size + shuffle_length) if cython.compiled else None
         self._vprof: list[Any] = [None] * (2 * view_size) if cython.compiled else []
         #: interpreted, the view instead: id -> [birth, profile's birth, profile], in view order
         self._d: dict[int, list[Any]] = {}
@@ -109,9 +111,10 @@ class Cyclon(Role):
         self.cycle = 0
         self._sent: dict[int, list[int]] = {}  # peer id -> ids sent to it in my last shuffle
         #: compiled: the last shuffle, while unanswered, in C (its peer's id, -1 when none,
-        #: and the ids sent); ``_sent`` then holds only the earlier ones still unanswered
+        #: and the ids sent, in ``_v`` from ``_pending_at``); ``_sent`` then holds only
+        #: the earlier ones still unanswered
         self._pending = -1
-        self._pending_ids: Any = array("q", [0]) * shuffle_length if cython.compiled else None
+        self._pending_at = _W * 2 * view_size
         self._pending_n = 0
         #: the bootstrap answered that no other node has joined, and none has been heard of
         #: since: this node is alone (a one-server cluster), not just not yet connected
@@ -197,6 +200,23 @@ class Cyclon(Role):
             if self._v[_W * k] == i:
                 return k
         return -1
+
+    def warm(self, stage: int) -> None:
+        """Compiled: the clock's hint that this node's round or a frame for it is near
+        (:class:`~dgdrf.runtime.clock.Warmable`). At 10^4 nodes all a shuffle reads is
+        cold by then: this object, its view's array and profile list, its generator's
+        next words. The object's hot fields are its first lines (cyclon.pxd), which the
+        clock hints three events ahead; two events ahead (stage 1) the view's array and
+        the list's and generator's objects are hinted, one event ahead (stage 0) the
+        list's items and the generator's next words."""
+        if stage:
+            prefetch(cython.cast(cython.p_void, self._vprof))  # type: ignore[name-defined]  # prefetch.pxd's
+            prefetch_span(cython.cast(cython.p_void, self._mt), 64)  # type: ignore[name-defined]
+            prefetch_span(cython.address(self._v[0]), 8 * _W * self._vend)  # type: ignore[name-defined]
+            return
+        prefetch_span(_list_items(self._vprof), 8 * self._vend)  # type: ignore[name-defined]  # cyclon.pxd's
+        if self._mt is not None and self._mt._index < 624:
+            prefetch_span(cython.address(self._mt._mt[self._mt._index]), 64)  # type: ignore[name-defined]
 
     def _remove(self, k: int) -> None:
         """Drop the entry at position ``k``, leaving a gap (:meth:`_close` closes it)."""
@@ -397,19 +417,20 @@ class Cyclon(Role):
             return
         o = _oldest(self._v, self._vn)
         oldest = self._v[_W * o]
+        self._sink.warm_to(oldest, _SHUFFLE)
         self._remove(o)
         self._close()
         m = self._draw(self.l - 1)
         out = _OUT
         out.clear()
         if self._pending >= 0:  # the last shuffle went unanswered: kept by its peer, as every one is interpreted
-            self._sent[self._pending] = [self._pending_ids[j] for j in range(self._pending_n)]
+            self._sent[self._pending] = [self._v[self._pending_at + j] for j in range(self._pending_n)]
         if self._sent:
             self._sent.pop(oldest, None)
         for j in range(m):
             k = _PERM[j]
             put(out, self._v[_W * k], cycle - self._v[_W * k + 1], self._vprof[k])  # type: ignore[name-defined]  # descriptors.pxd's: out.add inlined
-            self._pending_ids[j] = self._v[_W * k]
+            self._v[self._pending_at + j] = self._v[_W * k]
         put(out, self._me, 0, mine)  # type: ignore[name-defined]
         self._pending = oldest
         self._pending_n = m
@@ -447,7 +468,7 @@ class Cyclon(Role):
         n = 0
         if src == self._pending:
             for j in range(self._pending_n):
-                _SENT[j] = self._pending_ids[j]
+                _SENT[j] = self._v[self._pending_at + j]
             n = self._pending_n
             self._pending = -1
         elif self._sent:
@@ -460,6 +481,7 @@ class Cyclon(Role):
 
     def _shuffled(self, src: int) -> None:
         """Answer the shuffle whose descriptors are in ``_IN`` and merge them."""
+        self._sink.warm_to(src, _REPLY)
         self.alone = False
         self._last_peer = src
         cycle = self.cycle

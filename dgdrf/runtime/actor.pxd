@@ -2,7 +2,7 @@
 # file is the source). Fields read or set from Python code are public.
 
 cimport cython
-from dgdrf.runtime.clock cimport Event, VirtualClock
+from dgdrf.runtime.clock cimport Event, VirtualClock, Warmable
 
 cdef class Actor
 
@@ -15,9 +15,10 @@ cdef class Context:
 
 cdef class FrameSink:
     cpdef send_frame(self, long long src, long long dst, long tag, bytes data)
+    cdef void warm_to(self, long long dst, long tag) noexcept
 
 
-cdef class Role:
+cdef class Role(Warmable):
     # No instance dictionary: a compiled role declares its fields (its .pxd), and a role
     # written as an ordinary class gets a dictionary from Python anyway. With one, every
     # call of a cpdef method of a compiled role (on_frame: every frame delivered) looked
@@ -44,6 +45,7 @@ cdef class Periodic(Event):
     cdef tuple _args  # (a bound method's object,) with _fn its function, or ()
     cdef object _handle
     cdef bint _active
+    cdef Role _role  # the role whose round this is, if it is one's: the clock readies it (Warmable)
 
     cpdef fire(self, tuple args)
 

@@ -19,7 +19,7 @@ from typing import Any, Callable, Protocol, TypeVar
 
 import numpy as np
 
-from dgdrf.runtime.clock import Clock, Event, TimerHandle, VirtualClock, to_ticks
+from dgdrf.runtime.clock import Clock, Event, TimerHandle, VirtualClock, Warmable, to_ticks
 from dgdrf.runtime import messages
 from dgdrf.runtime.addresses import BOOK
 from dgdrf.runtime.messages import Message, message_types
@@ -38,6 +38,11 @@ class FrameSink:
 
     def send_frame(self, src: int, dst: int, tag: int, data: bytes) -> None:
         raise NotImplementedError
+
+    def warm_to(self, dst: int, tag: int) -> None:
+        """Compiled only, a hint: a frame of tag ``tag`` will soon go to node id ``dst``;
+        what :meth:`send_frame` will touch of it may be brought toward the cache while
+        the sender builds the frame. It changes nothing; the default does nothing."""
 
 
 class Reporter(Protocol):
@@ -73,7 +78,7 @@ def _handler_table(obj: object) -> dict[type, str]:
 _NO_ROLES: dict[type, Callable[[str, Any], None]] = {}
 
 
-class Role:
+class Role(Warmable):
     """One responsibility of an actor: handlers ``on_<Msg>``, ``setup`` and ``on_stop``.
 
     A role whose messages are hot may also receive them as frames, undecoded: the tags
@@ -135,14 +140,17 @@ class Periodic(Event):
         # method object, one per timer, is then never touched (at 10^4 nodes it is far
         # from the cache at every firing; the function is shared by all nodes)
         self._args: tuple = ()
+        self._role: Role | None = None
         if isinstance(fn, MethodType):
             self._fn, self._args = fn.__func__, (fn.__self__,)
+            if isinstance(fn.__self__, Role):
+                self._role = fn.__self__
         self._handle: TimerHandle | None = None
         self._virtual: VirtualClock | None = None
         if isinstance(clock, VirtualClock):
             self._virtual = clock
             self._ticks = to_ticks(period)
-            clock.schedule_ticks(to_ticks(first), self, ())
+            clock.schedule_event(to_ticks(first), self, self._role)
         else:
             self._fire_cb = self._fire  # bound once, not at every period
             self._handle = clock.call_later(first, self._fire_cb)
@@ -152,7 +160,7 @@ class Periodic(Event):
         if not self._active:
             return
         assert self._virtual is not None  # fire: the virtual clock's event
-        self._virtual.schedule_ticks(self._ticks, self, ())
+        self._virtual.schedule_event(self._ticks, self, self._role)
         self._fn(*self._args)
 
     def _fire(self) -> None:

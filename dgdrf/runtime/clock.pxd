@@ -4,6 +4,9 @@
 
 cimport cython
 from libc.stdlib cimport realloc, free
+from cpython.object cimport PyObject
+from cpython.list cimport PyList_GET_ITEM
+from dgdrf.runtime.prefetch cimport prefetch, prefetch_span
 
 
 cdef struct _Key:
@@ -12,6 +15,10 @@ cdef struct _Key:
     Py_ssize_t slot  # where the callback and its arguments are
 
 ctypedef _Key* _KeyArray
+
+
+cdef class Warmable:
+    cdef void warm(self, int stage) noexcept
 
 
 cdef class Event:
@@ -40,9 +47,11 @@ cdef class VirtualClock:
     cdef list _fns
     cdef list _args
     cdef list _targets
+    cdef list _hints
     cdef long long* _src
 
     cpdef schedule_frame(self, long long delay_ticks, Event deliver, object target, long long src, object data)
+    cpdef schedule_event(self, long long delay_ticks, Event event, Warmable hint)
 
     cpdef double now(self)
     cpdef long long now_ticks(self)
@@ -53,6 +62,58 @@ cdef class VirtualClock:
     cdef Py_ssize_t _push(self, long long t, fn, object args) except -1
     @cython.locals(keys=_KeyArray, last=_Key, top=Py_ssize_t, i=Py_ssize_t, n=Py_ssize_t, child=Py_ssize_t)
     cdef Py_ssize_t _pop(self)
-    @cython.locals(n=Py_ssize_t, t=cython.longlong, slot=Py_ssize_t, fns=list, argss=list, targets=list, target=object)
+    @cython.locals(n=Py_ssize_t, t=cython.longlong, slot=Py_ssize_t, fns=list, argss=list, targets=list, target=object, hints=list)
     cdef void _run_heap(self, long long limit) except *
     cdef void _run_slots(self, long long limit) except *
+
+
+cdef inline bint _before(_Key* keys, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+    """Whether the event at heap position ``a`` runs before the one at ``b``."""
+    return keys[a].t < keys[b].t or (keys[a].t == keys[b].t and keys[a].seq < keys[b].seq)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef inline void _warm_ahead(VirtualClock clock) noexcept:
+    """Before an event runs, the next three are readied, each a step further
+    (:class:`Warmable`): the next one's state is hinted to the cache (its stage 0), the
+    one after's objects (stage 1: its own fields are there by now), and the lines of
+    the third's object itself. The second and third are guessed from the heap (the
+    earlier child of its root, then the earliest of what may follow it); a guess that
+    an event scheduled meanwhile overtakes costs a few hints, nothing else. Borrowed
+    pointers throughout: a reference count's increment would touch what is cold."""
+    cdef _Key* keys = clock._keys
+    cdef Py_ssize_t n = clock._heap_n, s, a, b, c
+    cdef PyObject* h
+    cdef PyObject* none = <PyObject*>None
+    if n == 0:
+        return
+    h = PyList_GET_ITEM(clock._hints, keys[0].slot)
+    if h != none:
+        (<Warmable>h).warm(0)
+    if n == 1:
+        return
+    a = 2 if n > 2 and _before(keys, 2, 1) else 1  # the second
+    s = keys[a].slot
+    prefetch(PyList_GET_ITEM(clock._fns, s))
+    prefetch(PyList_GET_ITEM(clock._args, s))
+    h = PyList_GET_ITEM(clock._hints, s)
+    if h != none:
+        (<Warmable>h).warm(1)
+    # the third: the root's other child, or one of the second's children
+    c = 3 - a
+    if c >= n:
+        c = -1
+    b = 2 * a + 1
+    if b < n and (c < 0 or _before(keys, b, c)):
+        c = b
+    b += 1
+    if b < n and (c < 0 or _before(keys, b, c)):
+        c = b
+    if c < 0:
+        return
+    s = keys[c].slot
+    h = PyList_GET_ITEM(clock._hints, s)
+    if h != none:
+        prefetch_span(h, 256)
+    prefetch(PyList_GET_ITEM(clock._fns, s))

@@ -40,6 +40,22 @@ class Clock(Protocol):
     def schedule(self, delay: float, fn: Callable[..., Any], args: tuple) -> None: ...
 
 
+class Warmable:
+    """Something an event will reach whose state may be far from the cache when its turn
+    comes (a node's role among 10^4: its view, its generator). The compiled clock knows
+    the next events before it runs the current one, and asks what each will reach to
+    ready itself a step at a time (:meth:`warm`), so that its memory arrives while
+    earlier events run instead of stalling its own (``prefetch.pxd``). A hint only: it
+    changes no value and no result, and the interpreted build never calls it."""
+
+    __slots__ = ()
+
+    def warm(self, stage: int) -> None:
+        """Stage 1 (two events ahead): this object's first lines are in the cache; hint
+        the rest of it and the objects its fields point to. Stage 0 (next): hint what
+        those objects point to. The default does nothing."""
+
+
 class Event:
     """A callback the compiled clock runs with a C call (:meth:`fire`, its arguments as a
     tuple) instead of a Python call: the runtime's own frequent events (a message's
@@ -118,6 +134,8 @@ class VirtualClock:
         #: compiled: per payload slot, a frame event's target (None for any other event),
         #: and in the C array _src its sender's id (schedule_frame)
         self._targets: list[Any] = []
+        #: compiled: per payload slot, the Warmable the event will reach (None: none said)
+        self._hints: list[Any] = []
 
     def __dealloc__(self) -> None:
         if cython.compiled:
@@ -154,8 +172,21 @@ class VirtualClock:
             slot = self._push(self._now + delay_ticks, deliver, data)
             self._targets[slot] = target
             self._src[slot] = src
+            if isinstance(target, Warmable):
+                self._hints[slot] = target
             return
         self.schedule_ticks(delay_ticks, deliver, (target, src, data))
+
+    def schedule_event(self, delay_ticks: int, event: Event, hint: Warmable | None) -> None:
+        """Fire ``event`` (with no arguments) ``delay_ticks`` ticks from now, as
+        :meth:`schedule_ticks` would; compiled, ``hint`` is readied ahead of it
+        (:class:`Warmable`): a role's round names its role."""
+        if cython.compiled:
+            slot = self._push(self._now + delay_ticks, event, ())
+            if hint is not None:
+                self._hints[slot] = hint
+            return
+        self.schedule_ticks(delay_ticks, event, ())
 
     def schedule_ticks(self, delay_ticks: int, fn: Callable[..., Any], args: tuple) -> None:
         """Run ``fn(*args)`` ``delay_ticks`` ticks from now."""
@@ -193,6 +224,7 @@ class VirtualClock:
         self._fns.extend([None] * (cap - old))
         self._args.extend([None] * (cap - old))
         self._targets.extend([None] * (cap - old))
+        self._hints.extend([None] * (cap - old))
         self._heap_cap = cap
 
     def _push(self, t: int, fn: Callable[..., Any], args: Any) -> int:
@@ -273,7 +305,7 @@ class VirtualClock:
     def _run_heap(self, limit: int) -> None:
         """:meth:`run` on the compiled heap (``limit`` < 0: no limit)."""
         n = 0
-        fns, argss, targets = self._fns, self._args, self._targets
+        fns, argss, targets, hints = self._fns, self._args, self._targets, self._hints
         try:
             while self._heap_n and not self._stopped:
                 t = self._keys[0].t
@@ -289,6 +321,9 @@ class VirtualClock:
                 self._free[self._nfree] = slot
                 self._nfree += 1
                 n += 1
+                if hints[slot] is not None:
+                    hints[slot] = None
+                _warm_ahead(self)  # type: ignore[name-defined]  # clock.pxd's
                 target = targets[slot]
                 if target is not None:  # a frame (schedule_frame)
                     targets[slot] = None

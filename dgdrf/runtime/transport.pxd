@@ -2,6 +2,8 @@
 # .py file is the source). Fields read from Python code are public.
 
 cimport cython
+from cpython.list cimport PyList_GET_ITEM
+from dgdrf.runtime.prefetch cimport prefetch
 from dgdrf.runtime.actor cimport Actor, FrameSink, Role
 from dgdrf.runtime.clock cimport Event, VirtualClock
 from dgdrf.runtime.addresses cimport AddressBook
@@ -49,6 +51,7 @@ cdef class LocalTransport(FrameSink):
     cpdef send(self, src, dst, msg)
     @cython.locals(clock=VirtualClock, by_id=list, table=list, deliver=Event, to=object)
     cpdef send_frame(self, long long src, long long dst, long tag, bytes data)
+    cdef void warm_to(self, long long dst, long tag) noexcept
     cdef long long _next_latency(self) except? -1
 
 

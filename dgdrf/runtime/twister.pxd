@@ -14,8 +14,8 @@ cdef unsigned int _WORD
 
 
 cdef class Twister:
+    cdef Py_ssize_t _index  # before the state's view: a draw reads both, in the object's first line (Cyclon.warm)
     cdef unsigned int[::1] _mt
-    cdef Py_ssize_t _index
     cdef object _gauss
 
     @cython.locals(i=Py_ssize_t, j=Py_ssize_t, n=Py_ssize_t, mt=cython.uint[::1])
