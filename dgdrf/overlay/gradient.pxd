@@ -16,6 +16,7 @@ from dgdrf.runtime.actor cimport Role
 from dgdrf.runtime.addresses cimport AddressBook, wire_of
 from dgdrf.overlay.cyclon cimport Cyclon
 from dgdrf.runtime.twister cimport Twister
+from dgdrf.runtime.prefetch cimport prefetch, prefetch_span
 from dgdrf.overlay.descriptors cimport _put_uint, _uint_size, _put_be, _get_be, _get_array_header, _get_str_header, _address_id
 
 cdef extern from *:
@@ -133,6 +134,7 @@ cdef class Gradient(GradientBase):
     cdef unsigned char[::1] _gone_bits
 
     cpdef bint is_centre(self) except -1
+    cdef void warm(self, int stage) noexcept
     cpdef tuple _descriptor(self)
     @cython.locals(k=Py_ssize_t, m=Py_ssize_t, h=Py_ssize_t, j=Py_ssize_t, i=cython.longlong, names=list, suspects=dict, gone=dict)
     cdef Py_ssize_t _heard_sampled(self) except -1
@@ -515,3 +517,20 @@ cdef inline long long _tiebreak_id(AddressBook book, long long i, unsigned int s
     UTF-8 bytes, salted), from the book's bytes."""
     cdef bytes b = <bytes>book.utf8[i]
     return dgdrf_crc32(salt, <const unsigned char*>PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b))
+
+
+cdef extern from *:
+    """
+    #define dgdrf_slice_size ((Py_ssize_t)sizeof(__Pyx_memviewslice))
+    """
+    Py_ssize_t _SLICE_SIZE "dgdrf_slice_size"
+
+
+cdef inline void _warm_slices(const void* first, Py_ssize_t n) noexcept nogil:
+    """Hint the lines of the data pointers of ``n`` memoryview fields declared one after
+    the other from ``first`` (Cython lays an extension type's fields out in declaration
+    order; a slice's data pointer is its second word)."""
+    cdef const char* p = <const char*>first + sizeof(void*)
+    cdef Py_ssize_t k
+    for k in range(n):
+        prefetch(p + k * _SLICE_SIZE)

@@ -585,6 +585,34 @@ class Gradient(GradientBase):
         u, s = self._descriptor()
         self._send_exchange(self._book.id_of(partner), _SHUFFLE, u, s)
 
+    def warm(self, stage: int) -> None:
+        """Compiled: the clock's hint that this node's round or an exchange for it is
+        near (:class:`~dgdrf.runtime.clock.Warmable`). Two events ahead (stage 1): the
+        rest of this object's scalar fields, the lines of its arrays' data pointers, the
+        peer sampler's and the generator's first lines; one event ahead (stage 0): the
+        view's arrays, the memory's first lines and what the sampler's draw reads (its
+        own stage 1)."""
+        if stage:
+            prefetch_span(cython.cast(cython.p_void, self), 320)  # type: ignore[name-defined]  # prefetch.pxd's
+            # the 13 arrays from _vid to _hslot, declared right after _mn (gradient.pxd)
+            _warm_slices(cython.address(self._mn) + 1, 13)  # type: ignore[name-defined]  # gradient.pxd's
+            if self.sampler is not None:
+                prefetch_span(cython.cast(cython.p_void, self.sampler), 256)  # type: ignore[name-defined]
+            if self._tw is not None:
+                prefetch_span(cython.cast(cython.p_void, self._tw), 64)  # type: ignore[name-defined]
+            return
+        if self._vn:
+            prefetch(cython.address(self._vid[0]))  # type: ignore[name-defined]
+            prefetch(cython.address(self._vu[0]))  # type: ignore[name-defined]
+            prefetch(cython.address(self._vs[0]))  # type: ignore[name-defined]
+        if self._mn:
+            prefetch(cython.address(self._mid[0]))  # type: ignore[name-defined]
+            prefetch(cython.address(self._mu[0]))  # type: ignore[name-defined]
+            prefetch(cython.address(self._ms[0]))  # type: ignore[name-defined]
+            prefetch(cython.address(self._mbyu[0]))  # type: ignore[name-defined]
+        if self.sampler is not None:
+            self.sampler.warm(1)
+
     def _exchange_arrays(self) -> None:
         """Compiled only: :meth:`exchange` after its idle test, on the arrays, asking this
         node's utility once for the selection and the descriptor it sends (the round does

@@ -10,6 +10,7 @@
 # declines, take msgpack's path in pushsum.py, as the interpreted build does.
 
 cimport cython
+from dgdrf.runtime.prefetch cimport prefetch_span
 from libc.string cimport memcpy
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE, PyBytes_FromStringAndSize
 from dgdrf.runtime.actor cimport Role
@@ -122,16 +123,18 @@ cdef long _SHARE
 
 
 cdef class PushSum(Role):
+    # what a round or a share reads first, at the object's start (the clock hints its
+    # first lines ahead, PushSum.warm)
+    cdef public Cyclon sampler
+    cdef public long long rounds
+    cdef Py_ssize_t _k
+    cdef readonly bint _big
+    cdef dgdrf_i128 _m[48]  # while not _big: s..., w, sent..., received... (3 (k + 1) <= 48)
     cdef list _s
     cdef object _w
     cdef list _sent
     cdef list _received
-    cdef Py_ssize_t _k
-    cdef readonly bint _big
-    cdef dgdrf_i128 _m[48]  # while not _big: s..., w, sent..., received... (3 (k + 1) <= 48)
-    cdef public Cyclon sampler
     cdef public object period
-    cdef public long long rounds
     cdef public object rnd
 
     @cython.locals(hs=list, i=Py_ssize_t, n=Py_ssize_t, s=list, sent=list, x=object, h=object, peer=cython.longlong, frame=object)
@@ -140,6 +143,7 @@ cdef class PushSum(Role):
     @cython.locals(s=list, received=list, n=Py_ssize_t, i=Py_ssize_t, h=object)
     cpdef _add(self, list hs, hw)
     cpdef _to_big(self)
+    cdef void warm(self, int stage) noexcept
 
 
 cdef inline void _to_small(PushSum p):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Any
 
 import msgpack
 
@@ -60,6 +61,9 @@ class PushSum(Role):
     value below 2**63 in magnitude: no int object is made or freed a round.
     A sum that would pass 128 bits moves that node to Python ints for good, before it
     changes anything, so both builds add the same exact integers."""
+
+    #: compiled only: the masses as 128-bit C integers (pushsum.pxd)
+    _m: Any
 
     def __init__(self, value: Sequence[float], weight: float, sampler: Cyclon, period: float = 1.0) -> None:
         self._s = [to_fixed(x) for x in value]
@@ -127,6 +131,18 @@ class PushSum(Role):
     def mass(self) -> tuple[list[int], int]:
         return self.s, self.w
 
+    def warm(self, stage: int) -> None:
+        """Compiled: the clock's hint that this node's round or a share for it is near
+        (:class:`~dgdrf.runtime.clock.Warmable`): two events ahead (stage 1) the C
+        masses and the peer sampler's first lines are hinted, one event ahead (stage 0)
+        what the sampler's draw of a peer reads (its own stage 1)."""
+        if stage:
+            prefetch_span(cython.address(self._m[0]), 16 * (3 * self._k + 3))  # type: ignore[name-defined]  # prefetch.pxd's
+            if self.sampler is not None:
+                prefetch_span(cython.cast(cython.p_void, self.sampler), 256)  # type: ignore[name-defined]
+        elif self.sampler is not None:
+            self.sampler.warm(1)
+
     def round(self) -> None:
         """Algorithm 2, PUSHSUMROUND: half to a random peer, half kept."""
         self.rounds += 1
@@ -134,6 +150,7 @@ class PushSum(Role):
         if peer < 0:
             return
         if cython.compiled and not self._big:
+            self._sink.warm_to(peer, _SHARE)
             frame = _round_small(self)  # type: ignore[name-defined]  # pushsum.pxd's: None if a sum would pass 128 bits
             if frame is not None:
                 Role.send_frame(self, peer, _SHARE, frame)
