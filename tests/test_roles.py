@@ -323,7 +323,7 @@ def test_cyclon_view_stays_bounded_self_free_and_each_round_picks_the_oldest(ops
     h = Harness()
     cyclon = Cyclon(view_size=c, shuffle_length=length, period=1.0, bootstrap="bootstrap")
     published: list[list] = []
-    cyclon.listeners.append(lambda view: published.append(list(view)))
+    cyclon.add_listener(lambda view: published.append(list(view)))
     h.host("n0", cyclon)
     h.deliver("n0", Peers(["a", "b", "c", "d", "e"]), src="bootstrap")
     for kind, arg in ops:

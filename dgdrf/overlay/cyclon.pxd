@@ -4,7 +4,7 @@
 cimport cython
 from dgdrf.runtime.actor cimport Role
 from dgdrf.runtime.addresses cimport AddressBook
-from dgdrf.overlay.descriptors cimport Descriptors, put
+from dgdrf.overlay.descriptors cimport Descriptors, put, warm_frame
 from dgdrf.runtime.twister cimport Twister, random_of
 from cpython.object cimport PyObject
 from dgdrf.runtime.prefetch cimport prefetch, prefetch_span
@@ -38,22 +38,23 @@ cdef class Cyclon(Role):
     cdef Py_ssize_t _pending_at
     cdef public long long _last_peer
     cdef public dict _sent
-    cdef public list listeners
-    cdef public list view_listeners
+    cdef bint _publishes
     cdef public object profile
     cdef public bint alone
+    cdef AddressBook _book
     cdef long long[::1] _v
     # read rarely
     cdef public object period
     cdef public object bootstrap
-    cdef AddressBook _book
     cdef dict _d
     cdef object _rnd
     cdef public str me
+    cdef readonly tuple listeners
+    cdef readonly tuple view_listeners
 
     @cython.locals(k=Py_ssize_t)
     cdef Py_ssize_t _find(self, long long i) noexcept
-    cdef void warm(self, int stage) noexcept
+    cdef void warm(self, int stage, object payload) noexcept
     cdef int _remove(self, Py_ssize_t k) except -1
     @cython.locals(w=Py_ssize_t, k=Py_ssize_t)
     cdef _close(self)

@@ -124,11 +124,26 @@ class Cyclon(Role):
         self._mt: Twister | None = None  # compiled, from setup on: the same draws, in C
         #: called at the start of every round with the whole view as (address, age,
         #: profile): the samples Kompics's Croupier publishes to the protocols above it
-        self.listeners: list[Callable[[list[tuple[str, int, Any]]], None]] = []
+        #: (:meth:`add_listener`)
+        self.listeners: tuple[Callable[[list[tuple[str, int, Any]]], None], ...] = ()
         #: compiled only: called at the start of every round too, after ``listeners``,
         #: with this Cyclon, whose view they read typed (:meth:`published_numbers`)
-        #: instead of as a list of tuples
-        self.view_listeners: list[Callable[[Cyclon], None]] = []
+        #: instead of as a list of tuples (:meth:`add_view_listener`)
+        self.view_listeners: tuple[Callable[[Cyclon], None], ...] = ()
+        #: whether either has any: what a round tests, in this object's first lines
+        #: (at 10^4 nodes the tuples are far from the cache)
+        self._publishes = False
+
+    def add_listener(self, listener: Callable[[list[tuple[str, int, Any]]], None]) -> None:
+        """Call ``listener`` at the start of every round with the view (``listeners``)."""
+        self.listeners = (*self.listeners, listener)
+        self._publishes = True
+
+    def add_view_listener(self, listener: Callable[[Cyclon], None]) -> None:
+        """Compiled only: call ``listener`` at the start of every round with this Cyclon
+        (``view_listeners``)."""
+        self.view_listeners = (*self.view_listeners, listener)
+        self._publishes = True
 
     def setup(self) -> None:
         self.me = self.actor.address
@@ -201,15 +216,18 @@ class Cyclon(Role):
                 return k
         return -1
 
-    def warm(self, stage: int) -> None:
+    def warm(self, stage: int, payload: Any) -> None:
         """Compiled: the clock's hint that this node's round or a frame for it is near
         (:class:`~dgdrf.runtime.clock.Warmable`). At 10^4 nodes all a shuffle reads is
         cold by then: this object, its view's array and profile list, its generator's
         next words. The object's hot fields are its first lines (cyclon.pxd), which the
-        clock hints three events ahead; two events ahead (stage 1) the view's array and
-        the list's and generator's objects are hinted, one event ahead (stage 0) the
-        list's items and the generator's next words."""
+        clock hints three events ahead; two events ahead (stage 1) the view's array, the
+        list's and generator's objects and, for a frame (``payload``), its addresses'
+        slots in the book's index are hinted, one event ahead (stage 0) the list's items
+        and the generator's next words."""
         if stage:
+            if type(payload) is bytes:
+                warm_frame(self._book, payload)  # type: ignore[name-defined]  # descriptors.pxd's
             prefetch(cython.cast(cython.p_void, self._vprof))  # type: ignore[name-defined]  # prefetch.pxd's
             prefetch_span(cython.cast(cython.p_void, self._mt), 64)  # type: ignore[name-defined]
             prefetch_span(cython.address(self._v[0]), 8 * _W * self._vend)  # type: ignore[name-defined]
@@ -387,7 +405,7 @@ class Cyclon(Role):
         """One Cyclon round, initiated by this node."""
         self.cycle += 1
         cycle = self.cycle
-        if self.listeners and self._vn:
+        if self._publishes and self.listeners and self._vn:
             names, v, vprof = self._book.names, self._v, self._vprof
             if cython.compiled:
                 published = [(names[v[_W * k]], cycle - v[_W * k + 1], vprof[k]) for k in range(self._vn)]
@@ -395,7 +413,7 @@ class Cyclon(Role):
                 published = [(names[i], cycle - e[0], e[2]) for i, e in self._d.items()]
             for listener in self.listeners:
                 listener(published)
-        if self.view_listeners and self._vn:
+        if self._publishes and self.view_listeners and self._vn:
             for view_listener in self.view_listeners:
                 view_listener(self)
         if self._vn == 0:

@@ -193,10 +193,10 @@ cdef inline object _write(Descriptors d, long tag):
 
 
 cdef inline void _warm_addresses(AddressBook book, const unsigned char* p, Py_ssize_t size, Py_ssize_t pos, Py_ssize_t n) noexcept:
-    """A first pass over a frame's ``n`` descriptors from ``pos``: each address's index
-    slot hinted to the cache (:func:`warm_utf8`), so that :func:`_read`'s lookups find
-    them there rather than wait for each in turn. Only a hint: it stops at the first
-    thing it does not expect, and :func:`_read` checks everything itself."""
+    """A pass over a frame's ``n`` descriptors from ``pos``: each address's index slot
+    hinted to the cache (:func:`warm_utf8`), so that :func:`_read`'s lookups find them
+    there rather than wait for each in turn. Only a hint: it stops at the first thing it
+    does not expect, and :func:`_read` checks everything itself."""
     cdef Py_ssize_t k, ln
     cdef unsigned char b
     for k in range(n):
@@ -227,6 +227,18 @@ cdef inline void _warm_addresses(AddressBook book, const unsigned char* p, Py_ss
             return
 
 
+cdef inline void warm_frame(AddressBook book, bytes data) noexcept:
+    """A hint ahead of :func:`_read` of ``data`` (Cyclon.warm, two events before the
+    frame's delivery): each address's slot in the book's index hinted to the cache."""
+    cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t size = PyBytes_GET_SIZE(data), pos, n
+    if size < 3 or p[0] != 0x92 or p[1] >= 0x80:
+        return
+    pos = _get_array_header(p, size, 2, &n)
+    if pos >= 0:
+        _warm_addresses(book, p, size, pos, n)
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 @cython.initializedcheck(False)
@@ -249,7 +261,6 @@ cdef inline bint _read(Descriptors d, bytes data) except -1:
     pos = _get_array_header(p, size, 2, &n)
     if pos < 0:
         return False
-    _warm_addresses(book, p, size, pos, n)
     d.n = 0
     for k in range(n):
         if pos >= size or p[pos] != 0x93:

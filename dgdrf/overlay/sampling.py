@@ -26,8 +26,15 @@ class PeerSampling(Protocol):
 
     #: what this node's own descriptors carry (set by the gradient: its utility)
     profile: Callable[[], Any] | None
-    #: called each round with the whole view as (address, age, profile)
-    listeners: list[Callable[[list[tuple[str, int, Any]]], None]]
+    #: called each round with the whole view as (address, age, profile) (add_listener)
+    @property
+    def listeners(self) -> tuple[Callable[[list[tuple[str, int, Any]]], None], ...]: ...
+
+    def add_listener(self, listener: Callable[[list[tuple[str, int, Any]]], None]) -> None:
+        """Call ``listener`` at the start of every round with the view as (address,
+        age, profile)."""
+        ...
+
     #: no other node has joined or been heard of: this node is alone
     alone: bool
 

@@ -119,9 +119,9 @@ class ToolboxGradient(GradientBase):
         super().setup()
         if self.sampler is not None:
             if cython.compiled:  # the same view, read from Cyclon's arrays
-                self.sampler.view_listeners.append(self.on_sampler)
+                self.sampler.add_view_listener(self.on_sampler)
             else:
-                self.sampler.listeners.append(self.on_sample)
+                self.sampler.add_listener(self.on_sample)
 
     @property
     def view(self) -> dict[str, tuple[float, int]]:

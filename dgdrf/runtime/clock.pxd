@@ -6,6 +6,10 @@ cimport cython
 from libc.stdlib cimport realloc, free
 from cpython.object cimport PyObject
 from cpython.list cimport PyList_GET_ITEM
+
+cdef extern from "Python.h":
+    ctypedef struct PyListObject:
+        PyObject** ob_item
 from dgdrf.runtime.prefetch cimport prefetch, prefetch_span
 
 
@@ -13,12 +17,13 @@ cdef struct _Key:
     long long t  # due tick
     long long seq  # scheduling order: the tie-break among events due at the same tick
     Py_ssize_t slot  # where the callback and its arguments are
+    PyObject* hint  # the Warmable the event will reach, or NULL (borrowed: its payload slot holds it)
 
 ctypedef _Key* _KeyArray
 
 
 cdef class Warmable:
-    cdef void warm(self, int stage) noexcept
+    cdef void warm(self, int stage, object payload) noexcept
 
 
 cdef class Event:
@@ -44,10 +49,7 @@ cdef class VirtualClock:
     cdef Py_ssize_t _heap_n
     cdef Py_ssize_t _heap_cap
     cdef Py_ssize_t _nfree
-    cdef list _fns
-    cdef list _args
-    cdef list _targets
-    cdef list _hints
+    cdef list _pay
     cdef long long* _src
 
     cpdef schedule_frame(self, long long delay_ticks, Event deliver, object target, long long src, object data)
@@ -59,10 +61,10 @@ cdef class VirtualClock:
     @cython.locals(old=Py_ssize_t, cap=Py_ssize_t, s=Py_ssize_t, keys=cython.p_void, slots=cython.p_void, srcs=cython.p_void)
     cdef int _grow(self) except -1
     @cython.locals(keys=_KeyArray, i=Py_ssize_t, parent=Py_ssize_t, slot=Py_ssize_t)
-    cdef Py_ssize_t _push(self, long long t, fn, object args) except -1
+    cdef Py_ssize_t _push(self, long long t, fn, object args, object hint) except -1
     @cython.locals(keys=_KeyArray, last=_Key, top=Py_ssize_t, i=Py_ssize_t, n=Py_ssize_t, child=Py_ssize_t)
     cdef Py_ssize_t _pop(self)
-    @cython.locals(n=Py_ssize_t, t=cython.longlong, slot=Py_ssize_t, fns=list, argss=list, targets=list, target=object, hints=list)
+    @cython.locals(n=Py_ssize_t, t=cython.longlong, slot=Py_ssize_t, p=Py_ssize_t, pay=list, target=object)
     cdef void _run_heap(self, long long limit) except *
     cdef void _run_slots(self, long long limit) except *
 
@@ -77,29 +79,28 @@ cdef inline bint _before(_Key* keys, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
 cdef inline void _warm_ahead(VirtualClock clock) noexcept:
     """Before an event runs, the next three are readied, each a step further
     (:class:`Warmable`): the next one's state is hinted to the cache (its stage 0), the
-    one after's objects (stage 1: its own fields are there by now), and the lines of
-    the third's object itself. The second and third are guessed from the heap (the
-    earlier child of its root, then the earliest of what may follow it); a guess that
-    an event scheduled meanwhile overtakes costs a few hints, nothing else. Borrowed
-    pointers throughout: a reference count's increment would touch what is cold."""
+    one after's objects (stage 1: its own fields and its payload are there by now), and
+    the third's object itself, its payload slot and its payload (a frame's bytes). The
+    second and third are guessed from the heap (the earlier child of its root, then the
+    earliest of what may follow it); a guess that an event scheduled meanwhile
+    overtakes costs a few hints, nothing else. The hinted object is in each event's key
+    (the top of the heap is in the cache); borrowed pointers throughout: a reference
+    count's increment would touch what is cold."""
     cdef _Key* keys = clock._keys
     cdef Py_ssize_t n = clock._heap_n, s, a, b, c
     cdef PyObject* h
-    cdef PyObject* none = <PyObject*>None
+    cdef PyObject** pay = (<PyListObject*>clock._pay).ob_item
     if n == 0:
         return
-    h = PyList_GET_ITEM(clock._hints, keys[0].slot)
-    if h != none:
-        (<Warmable>h).warm(0)
+    h = keys[0].hint
+    if h != NULL:
+        (<Warmable>h).warm(0, <object>pay[4 * keys[0].slot + 1])
     if n == 1:
         return
     a = 2 if n > 2 and _before(keys, 2, 1) else 1  # the second
-    s = keys[a].slot
-    prefetch(PyList_GET_ITEM(clock._fns, s))
-    prefetch(PyList_GET_ITEM(clock._args, s))
-    h = PyList_GET_ITEM(clock._hints, s)
-    if h != none:
-        (<Warmable>h).warm(1)
+    h = keys[a].hint
+    if h != NULL:
+        (<Warmable>h).warm(1, <object>pay[4 * keys[a].slot + 1])
     # the third: the root's other child, or one of the second's children
     c = 3 - a
     if c >= n:
@@ -112,8 +113,9 @@ cdef inline void _warm_ahead(VirtualClock clock) noexcept:
         c = b
     if c < 0:
         return
-    s = keys[c].slot
-    h = PyList_GET_ITEM(clock._hints, s)
-    if h != none:
+    h = keys[c].hint
+    if h != NULL:
         prefetch_span(h, 256)
-    prefetch(PyList_GET_ITEM(clock._fns, s))
+        s = keys[c].slot
+        prefetch(&pay[4 * s])
+        prefetch(&clock._src[s])

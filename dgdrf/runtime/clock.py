@@ -50,10 +50,11 @@ class Warmable:
 
     __slots__ = ()
 
-    def warm(self, stage: int) -> None:
-        """Stage 1 (two events ahead): this object's first lines are in the cache; hint
-        the rest of it and the objects its fields point to. Stage 0 (next): hint what
-        those objects point to. The default does nothing."""
+    def warm(self, stage: int, payload: Any) -> None:
+        """Stage 1 (two events ahead): this object's first lines are in the cache, and
+        the first lines of the event's ``payload`` (a frame's bytes; an argument tuple);
+        hint the rest of it and the objects its fields point to. Stage 0 (next): hint
+        what those objects point to. The default does nothing."""
 
 
 class Event:
@@ -129,13 +130,12 @@ class VirtualClock:
         # callback and arguments; _seq counts events scheduled (the tie-break)
         self._seq = 0
         self._heap_n = self._heap_cap = self._nfree = 0
-        self._fns: list[Any] = []
-        self._args: list[Any] = []
-        #: compiled: per payload slot, a frame event's target (None for any other event),
-        #: and in the C array _src its sender's id (schedule_frame)
-        self._targets: list[Any] = []
-        #: compiled: per payload slot, the Warmable the event will reach (None: none said)
-        self._hints: list[Any] = []
+        #: compiled: per payload slot s, four places from 4 s: its callback, its
+        #: arguments (a frame's bytes), a frame event's target (None for any other event;
+        #: its sender's id in the C array _src, schedule_frame) and the Warmable the event
+        #: will reach (None: none said). One list, so that a slot's four are in one or two
+        #: cache lines (at 10^4 actors a slot is far from the cache when its turn comes)
+        self._pay: list[Any] = []
 
     def __dealloc__(self) -> None:
         if cython.compiled:
@@ -153,7 +153,7 @@ class VirtualClock:
         """Run ``fn(*args)`` ``delay`` virtual seconds from now; returns a cancellable handle."""
         timer = _VirtualTimer(fn, args)
         if cython.compiled:
-            self._push(self._now + to_ticks(delay), timer, ())
+            self._push(self._now + to_ticks(delay), timer, (), None)
         else:
             self.schedule_ticks(to_ticks(delay), timer, ())
         return timer
@@ -169,11 +169,9 @@ class VirtualClock:
         event's payload slot, the id in a C array, and the event gets them as C values
         (:meth:`Event.fire_frame`)."""
         if cython.compiled:
-            slot = self._push(self._now + delay_ticks, deliver, data)
-            self._targets[slot] = target
+            slot = self._push(self._now + delay_ticks, deliver, data, target if isinstance(target, Warmable) else None)
+            self._pay[4 * slot + 2] = target
             self._src[slot] = src
-            if isinstance(target, Warmable):
-                self._hints[slot] = target
             return
         self.schedule_ticks(delay_ticks, deliver, (target, src, data))
 
@@ -182,9 +180,7 @@ class VirtualClock:
         :meth:`schedule_ticks` would; compiled, ``hint`` is readied ahead of it
         (:class:`Warmable`): a role's round names its role."""
         if cython.compiled:
-            slot = self._push(self._now + delay_ticks, event, ())
-            if hint is not None:
-                self._hints[slot] = hint
+            self._push(self._now + delay_ticks, event, (), hint)
             return
         self.schedule_ticks(delay_ticks, event, ())
 
@@ -192,7 +188,7 @@ class VirtualClock:
         """Run ``fn(*args)`` ``delay_ticks`` ticks from now."""
         t = self._now + delay_ticks
         if cython.compiled:
-            self._push(t, fn, args)
+            self._push(t, fn, args, None)
             return
         slot = self._slots.get(t)
         if slot is None:
@@ -221,22 +217,22 @@ class VirtualClock:
         for s in range(cap - 1, old - 1, -1):  # the lowest slot on top
             self._free[self._nfree] = s
             self._nfree += 1
-        self._fns.extend([None] * (cap - old))
-        self._args.extend([None] * (cap - old))
-        self._targets.extend([None] * (cap - old))
-        self._hints.extend([None] * (cap - old))
+        self._pay.extend([None] * (4 * (cap - old)))
         self._heap_cap = cap
 
-    def _push(self, t: int, fn: Callable[..., Any], args: Any) -> int:
+    def _push(self, t: int, fn: Callable[..., Any], args: Any, hint: Warmable | None) -> int:
         """Add an event (compiled build only): its payload to a free slot, its key sifted
         up from a new leaf; returns the slot. A new event's sequence exceeds every pending
-        one's, so it stops below any parent due at the same tick or earlier."""
+        one's, so it stops below any parent due at the same tick or earlier. ``hint``:
+        the Warmable it will reach, or None (:func:`_warm_ahead`)."""
         if self._heap_n == self._heap_cap:
             self._grow()
         self._nfree -= 1
         slot = self._free[self._nfree]
-        self._fns[slot] = fn
-        self._args[slot] = args
+        self._pay[4 * slot] = fn
+        self._pay[4 * slot + 1] = args
+        if hint is not None:
+            self._pay[4 * slot + 3] = hint
         keys = self._keys
         i = self._heap_n
         self._heap_n += 1
@@ -249,6 +245,7 @@ class VirtualClock:
         keys[i].t = t
         keys[i].seq = self._seq
         keys[i].slot = slot
+        keys[i].hint = cython.NULL if hint is None else cython.cast(cython.pointer(PyObject), hint)  # type: ignore[name-defined]  # clock.pxd's
         self._seq += 1
         return slot
 
@@ -305,7 +302,7 @@ class VirtualClock:
     def _run_heap(self, limit: int) -> None:
         """:meth:`run` on the compiled heap (``limit`` < 0: no limit)."""
         n = 0
-        fns, argss, targets, hints = self._fns, self._args, self._targets, self._hints
+        pay = self._pay
         try:
             while self._heap_n and not self._stopped:
                 t = self._keys[0].t
@@ -314,19 +311,20 @@ class VirtualClock:
                     break
                 slot = self._pop()
                 self._now = t
-                fn = fns[slot]
-                args = argss[slot]
-                fns[slot] = None
-                argss[slot] = None
+                p = 4 * slot
+                fn = pay[p]
+                args = pay[p + 1]
+                target = pay[p + 2]
+                pay[p] = None
+                pay[p + 1] = None
+                if pay[p + 3] is not None:
+                    pay[p + 3] = None
                 self._free[self._nfree] = slot
                 self._nfree += 1
                 n += 1
-                if hints[slot] is not None:
-                    hints[slot] = None
                 _warm_ahead(self)  # type: ignore[name-defined]  # clock.pxd's
-                target = targets[slot]
                 if target is not None:  # a frame (schedule_frame)
-                    targets[slot] = None
+                    pay[p + 2] = None
                     cython.cast(Event, fn).fire_frame(target, self._src[slot], args)
                 elif isinstance(fn, Event):
                     cython.cast(Event, fn).fire(args)
