@@ -4,14 +4,15 @@
 cimport cython
 from dgdrf.runtime.actor cimport Role
 from dgdrf.runtime.addresses cimport AddressBook
-from dgdrf.overlay.descriptors cimport Descriptors, put, warm_frame
+from dgdrf.overlay.descriptors cimport Descriptors, put
 from dgdrf.runtime.twister cimport Twister, random_of
 from cpython.object cimport PyObject
 from dgdrf.runtime.prefetch cimport prefetch, prefetch_span
 
 cdef long _SHUFFLE
 cdef long _REPLY
-cdef Py_ssize_t _W
+cdef enum:
+    _W = 3  # fields per view entry (cyclon.py), a constant the C compiler folds
 cdef Descriptors _IN
 cdef Descriptors _OUT
 cdef long long[::1] _PERM
@@ -19,6 +20,9 @@ cdef long long[::1] _SENT
 cdef long long[::1] _POS
 cdef long long _POS_BASE
 cdef long long _POS_PLACES
+
+
+ctypedef void** _Refs  # a list's item pointers (Cyclon._close)
 
 
 cdef class Cyclon(Role):
@@ -56,7 +60,7 @@ cdef class Cyclon(Role):
     cdef Py_ssize_t _find(self, long long i) noexcept
     cdef void warm(self, int stage, object payload) noexcept
     cdef int _remove(self, Py_ssize_t k) except -1
-    @cython.locals(w=Py_ssize_t, k=Py_ssize_t)
+    @cython.locals(w=Py_ssize_t, k=Py_ssize_t, v=cython.p_longlong, ob=_Refs, p=cython.p_void)
     cdef _close(self)
     @cython.locals(k=Py_ssize_t)
     cdef int _append(self, long long i, long long birth, profile) except -1
@@ -97,5 +101,7 @@ cpdef list _sample(list items, Py_ssize_t k, random)
 cdef extern from *:
     """
     #define dgdrf_list_items(o) ((const void *)((PyListObject *)(o))->ob_item)
+    #define dgdrf_list_slots(o) ((void **)((PyListObject *)(o))->ob_item)
     """
     const void* _list_items "dgdrf_list_items"(object o) noexcept nogil
+    void** _list_slots "dgdrf_list_slots"(object o) noexcept nogil

@@ -65,7 +65,9 @@ _unpackb = msgpack.unpackb
 _SHUFFLE = CyclonShuffle.TAG
 _REPLY = CyclonReply.TAG
 #: fields per view entry in Cyclon._v: id (-1: a gap a merge left), birth, profile's birth
-_W = 3
+#: (compiled, cyclon.pxd's constant of the same value, which the C compiler folds)
+if not cython.compiled:
+    _W = 3
 #: scratch shared by every Cyclon (see the module's docstring)
 _IN = Descriptors(64)
 _OUT = Descriptors(64)
@@ -221,13 +223,11 @@ class Cyclon(Role):
         (:class:`~dgdrf.runtime.clock.Warmable`). At 10^4 nodes all a shuffle reads is
         cold by then: this object, its view's array and profile list, its generator's
         next words. The object's hot fields are its first lines (cyclon.pxd), which the
-        clock hints three events ahead; two events ahead (stage 1) the view's array, the
-        list's and generator's objects and, for a frame (``payload``), its addresses'
-        slots in the book's index are hinted, one event ahead (stage 0) the list's items
-        and the generator's next words."""
+        clock hints three events ahead; two events ahead (stage 1) the view's array and
+        the list's and generator's objects are hinted, one event ahead (stage 0) the
+        list's items and the generator's next words. (Hinting a frame's addresses' slots
+        in the book's index too cost 450 instructions a message and saved no time.)"""
         if stage:
-            if type(payload) is bytes:
-                warm_frame(self._book, payload)  # type: ignore[name-defined]  # descriptors.pxd's
             prefetch(cython.cast(cython.p_void, self._vprof))  # type: ignore[name-defined]  # prefetch.pxd's
             prefetch_span(cython.cast(cython.p_void, self._mt), 64)  # type: ignore[name-defined]
             prefetch_span(cython.address(self._v[0]), 8 * _W * self._vend)  # type: ignore[name-defined]
@@ -243,21 +243,26 @@ class Cyclon(Role):
         self._vn -= 1
 
     def _close(self) -> None:
-        """Close the gaps: the entries held move up, in view order."""
+        """Close the gaps: the entries held move up, in view order (compiled only).
+
+        On the array's and the profile list's memory: an entry's profile moves by
+        swapping the two list slots, for the one it moves to holds None (a gap's, or a
+        moved entry's), so every reference count stays as it was."""
         if self._vend == self._vn:
             return
+        v = cython.cast(cython.p_longlong, cython.address(self._v[0]))
+        ob = _list_slots(self._vprof)  # type: ignore[name-defined]  # cyclon.pxd's
         w = 0
-        while self._v[_W * w] >= 0:  # up to the first gap, nothing moves
+        while v[_W * w] >= 0:  # up to the first gap, nothing moves
             w += 1
         for k in range(w + 1, self._vend):
-            if self._v[_W * k] >= 0:
-                self._v[_W * w] = self._v[_W * k]
-                self._v[_W * w + 1] = self._v[_W * k + 1]
-                self._v[_W * w + 2] = self._v[_W * k + 2]
-                p = self._vprof[k]
-                if p is not None:  # a gap's and a moved entry's profile are None already
-                    self._vprof[w] = p
-                    self._vprof[k] = None
+            if v[_W * k] >= 0:
+                v[_W * w] = v[_W * k]
+                v[_W * w + 1] = v[_W * k + 1]
+                v[_W * w + 2] = v[_W * k + 2]
+                p = ob[k]
+                ob[k] = ob[w]
+                ob[w] = p
                 w += 1
         self._vend = w
 

@@ -7,7 +7,7 @@ cimport cython
 from libc.string cimport memcpy
 from libc.stdint cimport uint64_t, uint32_t
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE, PyBytes_FromStringAndSize
-from dgdrf.runtime.addresses cimport AddressBook, find_utf8, warm_utf8, wire_of
+from dgdrf.runtime.addresses cimport AddressBook, find_utf8, wire_of
 
 
 cdef class Descriptors:
@@ -190,53 +190,6 @@ cdef inline object _write(Descriptors d, long tag):
             _put_be(q + 1, bits, 8)
             q += 9
     return out
-
-
-cdef inline void _warm_addresses(AddressBook book, const unsigned char* p, Py_ssize_t size, Py_ssize_t pos, Py_ssize_t n) noexcept:
-    """A pass over a frame's ``n`` descriptors from ``pos``: each address's index slot
-    hinted to the cache (:func:`warm_utf8`), so that :func:`_read`'s lookups find them
-    there rather than wait for each in turn. Only a hint: it stops at the first thing it
-    does not expect, and :func:`_read` checks everything itself."""
-    cdef Py_ssize_t k, ln
-    cdef unsigned char b
-    for k in range(n):
-        if pos >= size or p[pos] != 0x93:
-            return
-        pos = _get_str_header(p, size, pos + 1, &ln)
-        if pos < 0 or pos + ln >= size:
-            return
-        warm_utf8(book, p + pos, ln)
-        pos += ln
-        b = p[pos]
-        if b < 0x80:
-            pos += 1
-        elif b >= 0xcc and b <= 0xcf:
-            pos += 1 + (1 << (b - 0xcc))
-        else:
-            return
-        if pos >= size:
-            return
-        b = p[pos]
-        if b == 0xc0:
-            pos += 1
-        elif b == 0xcb:
-            pos += 9
-        elif b == 0xca:
-            pos += 5
-        else:
-            return
-
-
-cdef inline void warm_frame(AddressBook book, bytes data) noexcept:
-    """A hint ahead of :func:`_read` of ``data`` (Cyclon.warm, two events before the
-    frame's delivery): each address's slot in the book's index hinted to the cache."""
-    cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(data)
-    cdef Py_ssize_t size = PyBytes_GET_SIZE(data), pos, n
-    if size < 3 or p[0] != 0x92 or p[1] >= 0x80:
-        return
-    pos = _get_array_header(p, size, 2, &n)
-    if pos >= 0:
-        _warm_addresses(book, p, size, pos, n)
 
 
 @cython.boundscheck(False)

@@ -8,7 +8,6 @@
 cimport cython
 from libc.string cimport memcmp, memcpy, memset
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
-from dgdrf.runtime.prefetch cimport prefetch
 
 
 cdef class AddressBook:
@@ -106,16 +105,6 @@ cdef inline long long find_utf8(AddressBook book, const unsigned char* p, Py_ssi
             if memcmp(PyBytes_AS_STRING(b) + 16, p + 16, n - 16) == 0:
                 return slot[0]
         s = (s + 1) & book._mask
-
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-@cython.initializedcheck(False)
-cdef inline void warm_utf8(AddressBook book, const unsigned char* p, Py_ssize_t n) noexcept:
-    """Hint to the cache the index slot where :func:`find_utf8` of p[0:n] starts: a
-    decoder that hints every address of a frame first has their probes' misses overlap
-    (at 10^4 addresses the index is larger than the second-level cache)."""
-    prefetch(&book._slots[4 * <Py_ssize_t>(_fnv1a(p, n) & <unsigned long long>book._mask)])
 
 
 @cython.boundscheck(False)
