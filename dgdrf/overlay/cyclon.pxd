@@ -58,7 +58,7 @@ cdef class Cyclon(Role):
 
     @cython.locals(k=Py_ssize_t)
     cdef Py_ssize_t _find(self, long long i) noexcept
-    cdef void warm(self, int stage, object payload) noexcept
+    cdef void warm(self, int stage) noexcept
     cdef int _remove(self, Py_ssize_t k) except -1
     @cython.locals(w=Py_ssize_t, k=Py_ssize_t, v=cython.p_longlong, ob=_Refs, p=cython.p_void)
     cdef _close(self)

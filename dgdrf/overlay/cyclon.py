@@ -218,7 +218,7 @@ class Cyclon(Role):
                 return k
         return -1
 
-    def warm(self, stage: int, payload: Any) -> None:
+    def warm(self, stage: int) -> None:
         """Compiled: the clock's hint that this node's round or a frame for it is near
         (:class:`~dgdrf.runtime.clock.Warmable`). At 10^4 nodes all a shuffle reads is
         cold by then: this object, its view's array and profile list, its generator's

@@ -134,7 +134,7 @@ cdef class Gradient(GradientBase):
     cdef unsigned char[::1] _gone_bits
 
     cpdef bint is_centre(self) except -1
-    cdef void warm(self, int stage, object payload) noexcept
+    cdef void warm(self, int stage) noexcept
     cpdef tuple _descriptor(self)
     @cython.locals(k=Py_ssize_t, m=Py_ssize_t, h=Py_ssize_t, j=Py_ssize_t, i=cython.longlong, names=list, suspects=dict, gone=dict)
     cdef Py_ssize_t _heard_sampled(self) except -1

@@ -585,7 +585,7 @@ class Gradient(GradientBase):
         u, s = self._descriptor()
         self._send_exchange(self._book.id_of(partner), _SHUFFLE, u, s)
 
-    def warm(self, stage: int, payload: Any) -> None:
+    def warm(self, stage: int) -> None:
         """Compiled: the clock's hint that this node's round or an exchange for it is
         near (:class:`~dgdrf.runtime.clock.Warmable`). Two events ahead (stage 1): the
         rest of this object's scalar fields, the lines of its arrays' data pointers, the
@@ -611,7 +611,7 @@ class Gradient(GradientBase):
             prefetch(cython.address(self._ms[0]))  # type: ignore[name-defined]
             prefetch(cython.address(self._mbyu[0]))  # type: ignore[name-defined]
         if self.sampler is not None:
-            self.sampler.warm(1, None)
+            self.sampler.warm(1)
 
     def _exchange_arrays(self) -> None:
         """Compiled only: :meth:`exchange` after its idle test, on the arrays, asking this

@@ -143,7 +143,7 @@ cdef class PushSum(Role):
     @cython.locals(s=list, received=list, n=Py_ssize_t, i=Py_ssize_t, h=object)
     cpdef _add(self, list hs, hw)
     cpdef _to_big(self)
-    cdef void warm(self, int stage, object payload) noexcept
+    cdef void warm(self, int stage) noexcept
 
 
 cdef inline void _to_small(PushSum p):

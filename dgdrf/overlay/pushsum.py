@@ -131,7 +131,7 @@ class PushSum(Role):
     def mass(self) -> tuple[list[int], int]:
         return self.s, self.w
 
-    def warm(self, stage: int, payload: Any) -> None:
+    def warm(self, stage: int) -> None:
         """Compiled: the clock's hint that this node's round or a share for it is near
         (:class:`~dgdrf.runtime.clock.Warmable`): two events ahead (stage 1) the C
         masses and the peer sampler's first lines are hinted, one event ahead (stage 0)
@@ -141,7 +141,7 @@ class PushSum(Role):
             if self.sampler is not None:
                 prefetch_span(cython.cast(cython.p_void, self.sampler), 256)  # type: ignore[name-defined]
         elif self.sampler is not None:
-            self.sampler.warm(1, None)
+            self.sampler.warm(1)
 
     def round(self) -> None:
         """Algorithm 2, PUSHSUMROUND: half to a random peer, half kept."""

@@ -5,7 +5,8 @@
 cimport cython
 from libc.stdlib cimport realloc, free
 from cpython.object cimport PyObject
-from cpython.list cimport PyList_GET_ITEM
+from cpython.list cimport PyList_GET_ITEM, PyList_SET_ITEM
+from cpython.ref cimport Py_INCREF, Py_DECREF
 
 cdef extern from "Python.h":
     ctypedef struct PyListObject:
@@ -17,13 +18,13 @@ cdef struct _Key:
     long long t  # due tick
     long long seq  # scheduling order: the tie-break among events due at the same tick
     Py_ssize_t slot  # where the callback and its arguments are
-    PyObject* hint  # the Warmable the event will reach, or NULL (borrowed: its payload slot holds it)
+    PyObject* hint  # the Warmable the event will reach, or NULL (borrowed: the event keeps it alive)
 
 ctypedef _Key* _KeyArray
 
 
 cdef class Warmable:
-    cdef void warm(self, int stage, object payload) noexcept
+    cdef void warm(self, int stage) noexcept
 
 
 cdef class Event:
@@ -52,6 +53,7 @@ cdef class VirtualClock:
     cdef list _pay
     cdef long long* _src
 
+    @cython.locals(slot=Py_ssize_t)
     cpdef schedule_frame(self, long long delay_ticks, Event deliver, object target, long long src, object data)
     cpdef schedule_event(self, long long delay_ticks, Event event, Warmable hint)
 
@@ -79,8 +81,8 @@ cdef inline bint _before(_Key* keys, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
 cdef inline void _warm_ahead(VirtualClock clock) noexcept:
     """Before an event runs, the next three are readied, each a step further
     (:class:`Warmable`): the next one's state is hinted to the cache (its stage 0), the
-    one after's objects (stage 1: its own fields and its payload are there by now), and
-    the third's object itself, its payload slot and its payload (a frame's bytes). The
+    one after's objects (stage 1: its own fields are there by now) and its payload (a
+    frame's bytes), and the third's object itself and its payload slot. The
     second and third are guessed from the heap (the earlier child of its root, then the
     earliest of what may follow it); a guess that an event scheduled meanwhile
     overtakes costs a few hints, nothing else. The hinted object is in each event's key
@@ -94,13 +96,14 @@ cdef inline void _warm_ahead(VirtualClock clock) noexcept:
         return
     h = keys[0].hint
     if h != NULL:
-        (<Warmable>h).warm(0, <object>pay[4 * keys[0].slot + 1])
+        (<Warmable>h).warm(0)
     if n == 1:
         return
     a = 2 if n > 2 and _before(keys, 2, 1) else 1  # the second
+    prefetch_span(pay[3 * keys[a].slot + 1], 128)  # its payload (a frame's bytes)
     h = keys[a].hint
     if h != NULL:
-        (<Warmable>h).warm(1, <object>pay[4 * keys[a].slot + 1])
+        (<Warmable>h).warm(1)
     # the third: the root's other child, or one of the second's children
     c = 3 - a
     if c >= n:
@@ -117,5 +120,28 @@ cdef inline void _warm_ahead(VirtualClock clock) noexcept:
     if h != NULL:
         prefetch_span(h, 256)
         s = keys[c].slot
-        prefetch(&pay[4 * s])
+        prefetch(&pay[3 * s])
         prefetch(&clock._src[s])
+
+
+cdef enum:
+    # pending events from which the clock readies the next events' state (_warm_ahead):
+    # fewer, and every actor's state is in the caches anyway (1,000 Cyclon nodes keep
+    # about 1,000 pending, 10,000 about 10,000); the hints would only cost instructions
+    _WARM_FROM = 2048
+
+
+cdef inline object _take(list pay, Py_ssize_t i):
+    """pay[i], with None left in its place (the list's reference moves to the caller)."""
+    cdef object o = <object>PyList_GET_ITEM(pay, i)
+    Py_INCREF(None)
+    PyList_SET_ITEM(pay, i, None)
+    Py_DECREF(o)
+    return o
+
+
+cdef inline void _put(list pay, Py_ssize_t i, object o):
+    """pay[i] = o where pay[i] holds None (a free slot's place)."""
+    Py_INCREF(o)
+    PyList_SET_ITEM(pay, i, o)
+    Py_DECREF(None)

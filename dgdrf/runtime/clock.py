@@ -50,11 +50,10 @@ class Warmable:
 
     __slots__ = ()
 
-    def warm(self, stage: int, payload: Any) -> None:
-        """Stage 1 (two events ahead): this object's first lines are in the cache, and
-        the first lines of the event's ``payload`` (a frame's bytes; an argument tuple);
-        hint the rest of it and the objects its fields point to. Stage 0 (next): hint
-        what those objects point to. The default does nothing."""
+    def warm(self, stage: int) -> None:
+        """Stage 1 (two events ahead): this object's first lines are in the cache; hint
+        the rest of it and the objects its fields point to. Stage 0 (next): hint what
+        those objects point to. The default does nothing."""
 
 
 class Event:
@@ -130,11 +129,11 @@ class VirtualClock:
         # callback and arguments; _seq counts events scheduled (the tie-break)
         self._seq = 0
         self._heap_n = self._heap_cap = self._nfree = 0
-        #: compiled: per payload slot s, four places from 4 s: its callback, its
-        #: arguments (a frame's bytes), a frame event's target (None for any other event;
-        #: its sender's id in the C array _src, schedule_frame) and the Warmable the event
-        #: will reach (None: none said). One list, so that a slot's four are in one or two
-        #: cache lines (at 10^4 actors a slot is far from the cache when its turn comes)
+        #: compiled: per payload slot s, three places from 3 s: its callback, its
+        #: arguments (a frame's bytes) and a frame event's target (None for any other
+        #: event; its sender's id in the C array _src, schedule_frame). One list, so that
+        #: a slot's three are in one or two cache lines (at 10^4 actors a slot is far
+        #: from the cache when its turn comes); a free slot's places hold None
         self._pay: list[Any] = []
 
     def __dealloc__(self) -> None:
@@ -170,7 +169,7 @@ class VirtualClock:
         (:meth:`Event.fire_frame`)."""
         if cython.compiled:
             slot = self._push(self._now + delay_ticks, deliver, data, target if isinstance(target, Warmable) else None)
-            self._pay[4 * slot + 2] = target
+            _put(self._pay, 3 * slot + 2, target)  # type: ignore[name-defined]  # clock.pxd's
             self._src[slot] = src
             return
         self.schedule_ticks(delay_ticks, deliver, (target, src, data))
@@ -178,7 +177,8 @@ class VirtualClock:
     def schedule_event(self, delay_ticks: int, event: Event, hint: Warmable | None) -> None:
         """Fire ``event`` (with no arguments) ``delay_ticks`` ticks from now, as
         :meth:`schedule_ticks` would; compiled, ``hint`` is readied ahead of it
-        (:class:`Warmable`): a role's round names its role."""
+        (:class:`Warmable`): a role's round names its role. The clock keeps no reference
+        to ``hint``: ``event`` must (a Periodic holds its role)."""
         if cython.compiled:
             self._push(self._now + delay_ticks, event, (), hint)
             return
@@ -217,22 +217,21 @@ class VirtualClock:
         for s in range(cap - 1, old - 1, -1):  # the lowest slot on top
             self._free[self._nfree] = s
             self._nfree += 1
-        self._pay.extend([None] * (4 * (cap - old)))
+        self._pay.extend([None] * (3 * (cap - old)))
         self._heap_cap = cap
 
     def _push(self, t: int, fn: Callable[..., Any], args: Any, hint: Warmable | None) -> int:
         """Add an event (compiled build only): its payload to a free slot, its key sifted
         up from a new leaf; returns the slot. A new event's sequence exceeds every pending
         one's, so it stops below any parent due at the same tick or earlier. ``hint``:
-        the Warmable it will reach, or None (:func:`_warm_ahead`)."""
+        the Warmable it will reach, or None (:func:`_warm_ahead`), kept alive by the
+        event (its target, or the event itself)."""
         if self._heap_n == self._heap_cap:
             self._grow()
         self._nfree -= 1
         slot = self._free[self._nfree]
-        self._pay[4 * slot] = fn
-        self._pay[4 * slot + 1] = args
-        if hint is not None:
-            self._pay[4 * slot + 3] = hint
+        _put(self._pay, 3 * slot, fn)  # type: ignore[name-defined]  # clock.pxd's: a free slot holds None
+        _put(self._pay, 3 * slot + 1, args)  # type: ignore[name-defined]
         keys = self._keys
         i = self._heap_n
         self._heap_n += 1
@@ -311,20 +310,16 @@ class VirtualClock:
                     break
                 slot = self._pop()
                 self._now = t
-                p = 4 * slot
-                fn = pay[p]
-                args = pay[p + 1]
-                target = pay[p + 2]
-                pay[p] = None
-                pay[p + 1] = None
-                if pay[p + 3] is not None:
-                    pay[p + 3] = None
+                p = 3 * slot
+                fn = _take(pay, p)  # type: ignore[name-defined]  # clock.pxd's: pay[p], None left there
+                args = _take(pay, p + 1)  # type: ignore[name-defined]
+                target = _take(pay, p + 2)  # type: ignore[name-defined]
                 self._free[self._nfree] = slot
                 self._nfree += 1
                 n += 1
-                _warm_ahead(self)  # type: ignore[name-defined]  # clock.pxd's
+                if self._heap_n >= _WARM_FROM:  # type: ignore[name-defined]  # clock.pxd's
+                    _warm_ahead(self)  # type: ignore[name-defined]
                 if target is not None:  # a frame (schedule_frame)
-                    pay[p + 2] = None
                     cython.cast(Event, fn).fire_frame(target, self._src[slot], args)
                 elif isinstance(fn, Event):
                     cython.cast(Event, fn).fire(args)
