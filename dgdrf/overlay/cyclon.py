@@ -225,8 +225,7 @@ class Cyclon(Role):
         next words. The object's hot fields are its first lines (cyclon.pxd), which the
         clock hints three events ahead; two events ahead (stage 1) the view's array and
         the list's and generator's objects are hinted, one event ahead (stage 0) the
-        list's items and the generator's next words. (Hinting a frame's addresses' slots
-        in the book's index too cost 450 instructions a message and saved no time.)"""
+        list's items and the generator's next words."""
         if stage:
             prefetch(cython.cast(cython.p_void, self._vprof))  # type: ignore[name-defined]  # prefetch.pxd's
             prefetch_span(cython.cast(cython.p_void, self._mt), 64)  # type: ignore[name-defined]

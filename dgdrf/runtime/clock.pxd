@@ -7,11 +7,11 @@ from libc.stdlib cimport realloc, free
 from cpython.object cimport PyObject
 from cpython.list cimport PyList_GET_ITEM, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF, Py_DECREF
+from dgdrf.runtime.prefetch cimport prefetch, prefetch_span
 
 cdef extern from "Python.h":
-    ctypedef struct PyListObject:
+    ctypedef struct PyListObject:  # its items' array, read where a list call would touch counts
         PyObject** ob_item
-from dgdrf.runtime.prefetch cimport prefetch, prefetch_span
 
 
 cdef struct _Key:
