@@ -100,8 +100,6 @@ cpdef list _sample(list items, Py_ssize_t k, random)
 
 cdef extern from *:
     """
-    #define dgdrf_list_items(o) ((const void *)((PyListObject *)(o))->ob_item)
     #define dgdrf_list_slots(o) ((void **)((PyListObject *)(o))->ob_item)
     """
-    const void* _list_items "dgdrf_list_items"(object o) noexcept nogil
     void** _list_slots "dgdrf_list_slots"(object o) noexcept nogil

@@ -231,7 +231,7 @@ class Cyclon(Role):
             prefetch_span(cython.cast(cython.p_void, self._mt), 64)  # type: ignore[name-defined]
             prefetch_span(cython.address(self._v[0]), 8 * _W * self._vend)  # type: ignore[name-defined]
             return
-        prefetch_span(_list_items(self._vprof), 8 * self._vend)  # type: ignore[name-defined]  # cyclon.pxd's
+        prefetch_span(_list_slots(self._vprof), 8 * self._vend)  # type: ignore[name-defined]  # cyclon.pxd's
         if self._mt is not None and self._mt._index < 624:
             prefetch_span(cython.address(self._mt._mt[self._mt._index]), 64)  # type: ignore[name-defined]
 

@@ -116,6 +116,8 @@ cdef class Gradient(GradientBase):
 
     cdef public Py_ssize_t _vn
     cdef public Py_ssize_t _mn
+    # the 13 arrays from _vid to _hslot stay right after _mn, in this order: Gradient.warm
+    # hints their data pointers by position (_warm_slices)
     cdef long long[::1] _vid
     cdef double[::1] _vu
     cdef long long[::1] _vs
