@@ -147,3 +147,38 @@ def test_oracle_determinism_and_invariant_tests_pass_on_the_pure_build():
 @pytest.mark.skipif(not compiled_modules(), reason="no module is compiled: the other tests already run the pure build")
 def test_overlay_and_saturation_tests_pass_on_the_pure_build():
     _pass_on_the_pure_build(PURE_TESTS_SLOW)
+
+
+#: overlay runs large enough that the compiled clock readies the next events' state
+#: (clock.pxd's _WARM_FROM, 2,048 pending events): Cyclon, and push-sum over Cyclon
+OVERLAY_RUNS = [
+    ["--protocol", "cyclon", "--nodes", "2500", "--cycles", "3", "--view-size", "20", "--shuffle-length", "8", "--seed", "4"],
+    ["--protocol", "pushsum", "--nodes", "1300", "--cycles", "3", "--seed", "5"],
+]
+_OVERLAY_TIMES = ("wall_s", "start_wall_s", "metrics_wall_s", "node_cycles_per_s", "messages_per_s")
+
+
+def _overlay(cwd: Path, args: list[str], out: Path) -> dict:
+    proc = subprocess.run([sys.executable, "-m", "dgdrf.cli", "overlay", *args, "--json", str(out), "--quiet"], cwd=cwd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    doc = json.loads(out.read_text())
+    for key in _OVERLAY_TIMES:
+        doc.pop(key)
+    return doc
+
+
+@pytest.mark.skipif(not compiled_modules(), reason="no module is compiled (DGDRF_PURE=1 or no C compiler at install)")
+def test_readying_the_next_events_changes_no_result(tmp_path):
+    """Past 2,048 pending events the compiled clock has each next event's role hint its
+    state to the cache (clock.Warmable): the runs must stay those of the pure build."""
+    from dgdrf.overlay_run import OverlayConfig, OverlayRun
+
+    probe = OverlayRun(OverlayConfig(protocol="cyclon", nodes=2500, cycles=3, cyclon_view=20, cyclon_shuffle=8))
+    probe.run_cycles(1)
+    assert probe.clock.pending() >= 2048  # the readying runs in these runs
+    pure = tmp_path / "pure"
+    pure.mkdir()
+    _pure_copy(pure)
+    assert _core(pure) == "pure"
+    for i, args in enumerate(OVERLAY_RUNS):
+        assert _overlay(tmp_path, args, tmp_path / f"c{i}.json") == _overlay(pure, args, tmp_path / f"p{i}.json")
