@@ -609,6 +609,21 @@ def test_gini_in_python_floats_is_numpys_at_any_size(mod, xs):
     assert mod._gini_small(list(xs)) == mod._gini_numpy(xs) == mod.gini(xs)
 
 
+NEIGHBOUR_UTILITIES = FLOATS.map(lambda x: -x) | st.sampled_from([-math.inf, math.inf, math.nan, -0.0])
+
+
+@pytest.mark.parametrize("mod", variants("dgdrf.model.metrics"))
+@SETTINGS
+@given(FLOATS, FLOATS, st.lists(NEIGHBOUR_UTILITIES, max_size=80))
+def test_gini_falls_is_the_two_ginis_of_alg_6(mod, share, step, utilities):
+    """PDGDRF's test (alg. 6) on scratch arrays gives what the two Gini coefficients of
+    the lists give, at every size (past SMALL_GINI, against numpy's): the neighbours'
+    shares are minus their finite utilities."""
+    others = [-u for u in utilities if math.isfinite(u)]
+    expected = mod.gini([share + step, *others]) < mod.gini([share, *others])
+    assert mod.gini_falls(share, step, array("d", utilities), len(utilities)) is expected
+
+
 MAGNITUDES = st.sampled_from([0.0, 1.0, 0.3, 2.0**40, 2.0**61, 2.0**62.5, 2.0**62.99, 2.0**63, 2.0**64, 2.0**70])
 
 

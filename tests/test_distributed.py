@@ -111,6 +111,7 @@ def test_pdgdrf_gini_test_passes_only_below_a_higher_share_neighbour():
     coefficient. So a server whose gradient neighbours all hold lower shares (every server
     below the top of a converged gradient, eq. 3.9) cannot allocate; with the peer-sampling
     view's utilities too (``gini_neighbours="overlay"``) a random higher-share server lets it."""
+    from array import array
     from types import SimpleNamespace
 
     from dgdrf.policies.dgdrf import GradientScheduler
@@ -119,7 +120,8 @@ def test_pdgdrf_gini_test_passes_only_below_a_higher_share_neighbour():
     desk = TaskDesk(CapacityKnowledge(exact=[10.0, 10.0]))
     user = SimpleNamespace(share=0.30, request=SimpleNamespace(demand=[0.1, 0.05], weight=1.0))  # one task adds 0.01
     cyclon = SimpleNamespace(view_profiles=lambda: [("far", -0.9)])  # a random server, share 0.9
-    gradient = SimpleNamespace(sample={"a": (-0.28, 0), "b": (-0.29, 0), "idle": (float("-inf"), 0)}, sampler=cyclon)
+    sample = {"a": (-0.28, 0), "b": (-0.29, 0), "idle": (float("-inf"), 0)}
+    gradient = SimpleNamespace(sample=sample, sample_utilities=lambda: array("d", [u for u, _ in sample.values()]), sampler=cyclon)
     for overlay, falls in ((False, False), (True, True)):
         sched = GradientScheduler(desk, parallel=True, gini_overlay=overlay)
         sched.gradient = gradient

@@ -10,3 +10,9 @@ cimport cython
 cdef double _pairwise_sum(double[::1] x, Py_ssize_t lo, Py_ssize_t n) noexcept
 @cython.locals(n=Py_ssize_t, k=Py_ssize_t, total=double, xs=cython.double[::1], terms=cython.double[::1])
 cpdef double _gini_small(list x) except? -1.0
+cdef double[::1] _GX
+cdef double[::1] _GT
+@cython.locals(m=Py_ssize_t, k=Py_ssize_t, u=double, raised=double)
+cpdef bint gini_falls(double share, double step, double[::1] utilities, Py_ssize_t n) except -1
+@cython.locals(k=Py_ssize_t, j=Py_ssize_t, v=double, total=double, g=double)
+cdef double _gini_of(double[::1] x, double[::1] terms, Py_ssize_t n) noexcept

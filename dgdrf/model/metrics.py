@@ -101,6 +101,54 @@ def _gini_small(x: list[float]) -> float:
     return max(0.0, 2.0 * _pairwise_sum(terms, 0, n) / (2.0 * n * total))
 
 
+#: scratch of :func:`gini_falls`: the values, and their Gini terms (grown when short)
+_GX = array("d", [0.0]) * 16
+_GT = array("d", [0.0]) * 16
+
+
+def gini_falls(share: float, step: float, utilities: Any, n: int) -> bool:
+    """PDGDRF's test (alg. 6 on eq. 4.7): whether the Gini coefficient of a server's
+    lowest share raised by ``step`` and its neighbours' shares is below that of the same
+    values with the share as it is. A neighbour's share is minus its utility (eq. 4.2),
+    for the first ``n`` of ``utilities``; one of utility -inf (a server without users)
+    or NaN is left out. The same bits as ``gini([share + step, *others]) <
+    gini([share, *others])``, computed once the values are in place (compiled: in C
+    doubles, on scratch arrays, no list or float object made)."""
+    global _GX, _GT
+    if len(_GX) < n + 1:
+        _GX = array("d", [0.0]) * (2 * n + 2)
+        _GT = array("d", [0.0]) * (2 * n + 2)
+    m = 1
+    for k in range(n):
+        u = utilities[k]
+        if u - u == 0.0:  # finite
+            _GX[m] = -u
+            m += 1
+    _GX[0] = share + step
+    raised = _gini_of(_GX, _GT, m)
+    _GX[0] = share
+    return raised < _gini_of(_GX, _GT, m)
+
+
+def _gini_of(x: Any, terms: Any, n: int) -> float:
+    """:func:`_gini_small` of ``x[:n]``, sorting a copy into ``terms`` first (a stable
+    insertion sort: the order list.sort gives), the terms then computed in place."""
+    for k in range(n):  # terms[:k] sorted; x[k] goes after every value not above it
+        v = x[k]
+        j = k
+        while j > 0 and terms[j - 1] > v:
+            terms[j] = terms[j - 1]
+            j -= 1
+        terms[j] = v
+    total = _pairwise_sum(terms, 0, n)
+    if n == 0 or total <= 0 or terms[0] == terms[n - 1]:
+        return 0.0
+    for k in range(n):
+        terms[k] = (2 * k + 1 - n) * terms[k]
+    g = 2.0 * _pairwise_sum(terms, 0, n) / (2.0 * n * total)
+    return g if g > 0.0 else 0.0
+
+
 def min_share(shares: Sequence[float] | np.ndarray) -> float:
     """The DRF objective (eq. 2.3/3.4): the minimum global dominant share."""
     return float(np.min(shares)) if len(shares) else 0.0

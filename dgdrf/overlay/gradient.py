@@ -325,6 +325,11 @@ class GradientBase(Role):
     def sample(self) -> dict[str, tuple[float, int]]:
         return self._view
 
+    def sample_utilities(self) -> Any:
+        """The utilities of :attr:`sample`, in its order, as doubles (PDGDRF's Gini test
+        reads them; compiled gradients hand over their arrays without a dictionary)."""
+        return array("d", [u for u, _ in self.sample.values()])
+
     # -- queries ---------------------------------------------------------------------
     def neighbours(self) -> list[str]:
         return list(self.sample)
@@ -531,6 +536,12 @@ class Gradient(GradientBase):
     @property
     def sample(self) -> dict[str, tuple[float, int]]:
         return self.view if cython.compiled else self._view
+
+    def sample_utilities(self) -> Any:
+        """:meth:`GradientBase.sample_utilities`; compiled, the view's array of utilities."""
+        if cython.compiled:
+            return self._vu[: self._vn]
+        return GradientBase.sample_utilities(self)
 
     @property
     def remembered(self) -> dict[str, tuple[float, int]]:

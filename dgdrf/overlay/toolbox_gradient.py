@@ -149,6 +149,13 @@ class ToolboxGradient(GradientBase):
             self._published = {names[self._pids[k]]: (self._pus[k], self._pbirths[k]) for k in range(self._pn)}
         return self._published
 
+    def sample_utilities(self) -> Any:
+        """:meth:`GradientBase.sample_utilities`; compiled, the published array of
+        utilities."""
+        if cython.compiled:
+            return self._pus[: self._pn]
+        return GradientBase.sample_utilities(self)
+
     def is_centre(self) -> bool:
         """:meth:`GradientBase.is_centre` (eq. 3.11) on the published view; compiled, on
         its arrays (no dictionary made for it)."""
@@ -197,7 +204,7 @@ class ToolboxGradient(GradientBase):
         if timeout is None or timeout.pending:  # the first round's, or one still pending: a new one
             timeout = self._timeout_event = _Timeout(self)
         timeout.partner, timeout.round, timeout.pending = partner, self._round, True
-        self.actor.later(self.period / 2, timeout)
+        self.actor._later(self.period / 2, timeout)
 
     def _send_exchange(self, dst: int, tag: int) -> None:
         """Send node id ``dst`` this node's utility and its view with ages, the frame of

@@ -66,8 +66,9 @@ waits for it before deciding again; the task share uses the server's knowledge o
 from __future__ import annotations
 
 import math
+from array import array
 
-from dgdrf.model.metrics import gini
+from dgdrf.model.metrics import gini_falls
 from dgdrf.overlay.gradient import Gradient, GradientBase
 from dgdrf.policies.ddrf import HomeScheduler
 from dgdrf.policies.distributed import DistributedPolicy
@@ -131,13 +132,12 @@ class GradientScheduler(HomeScheduler):
             if d is None:
                 return False
             share = meter.share(user.share, user.request)
-        sample = self.gradient.sample
-        others = [-u for u, _ in sample.values() if math.isfinite(u)]
+        utilities = self.gradient.sample_utilities()
         if self.gini_overlay and self.gradient.sampler is not None:
-            for addr, u in self.gradient.sampler.view_profiles():
-                if addr not in sample and isinstance(u, float) and math.isfinite(u):
-                    others.append(-u)
-        return gini([share + d, *others]) < gini([share, *others])
+            sample = self.gradient.sample
+            extra = [u for addr, u in self.gradient.sampler.view_profiles() if addr not in sample and isinstance(u, float)]
+            utilities = array("d", [*utilities, *extra])
+        return gini_falls(share, d, utilities, len(utilities))
 
 
 class _GradientPolicy(DistributedPolicy):

@@ -2,7 +2,7 @@
 # file is the source). Fields read or set from Python code are public.
 
 cimport cython
-from dgdrf.runtime.clock cimport Event, VirtualClock, Warmable
+from dgdrf.runtime.clock cimport Event, VirtualClock, Warmable, to_ticks
 
 cdef class Actor
 
@@ -65,6 +65,7 @@ cdef class Actor:
 
     cpdef send(self, dst, msg)
     cpdef send_frame(self, long long dst, long tag, bytes data)
-    @cython.locals(virtual=VirtualClock)
     cpdef later(self, double delay, RoleEvent event)
+    @cython.locals(virtual=VirtualClock)
+    cdef _later(self, double delay, RoleEvent event)
     cdef _give_roles_the_sink(self)

@@ -332,6 +332,11 @@ class Actor:
         timeout per round), where :meth:`after` makes a timer object each time. On the
         virtual clock it is scheduled by a C call and fired by one, at the tick and in the
         order :meth:`after` would give it."""
+        self._later(delay, event)
+
+    def _later(self, delay: float, event: RoleEvent) -> None:
+        """:meth:`later`, a C call from compiled roles (a cpdef method of an object with
+        an instance dictionary looks its name up there first, for an override)."""
         clock = self.ctx.clock
         if isinstance(clock, VirtualClock):
             virtual = clock  # compiled: a C reference (actor.pxd), for a C call

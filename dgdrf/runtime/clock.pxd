@@ -14,6 +14,11 @@ cdef extern from "Python.h":
         PyObject** ob_item
 
 
+cdef double _TICKS
+@cython.locals(x=double)
+cpdef long long to_ticks(double seconds) except? -1
+
+
 cdef struct _Key:
     long long t  # due tick
     long long seq  # scheduling order: the tie-break among events due at the same tick

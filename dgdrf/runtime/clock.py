@@ -93,9 +93,19 @@ class _VirtualTimer(Event):
         self.cancelled = True
 
 
+#: TICKS_PER_SECOND as a float, the factor :func:`to_ticks` multiplies by (a C double
+#: when compiled, as Python converts the int in ``seconds * TICKS_PER_SECOND``)
+_TICKS = float(TICKS_PER_SECOND)
+
+
 def to_ticks(seconds: float) -> int:
-    """Seconds -> virtual ticks (microseconds), rounded, never negative."""
-    return max(0, int(seconds * TICKS_PER_SECOND + 0.5))
+    """Seconds -> virtual ticks (microseconds), rounded, never negative. Compiled, a C
+    call from the compiled modules (a timer per round converts its delay); what is not
+    a 64-bit count (NaN, infinities, beyond 2**63) takes Python's ``int``, which raises."""
+    x = seconds * _TICKS + 0.5
+    if cython.compiled and -9.2e18 < x < 9.2e18:
+        return cython.cast(cython.longlong, x) if x > 0 else 0
+    return max(0, int(x))
 
 
 class VirtualClock:
