@@ -71,8 +71,13 @@ cdef long long _IDBASE
 cdef long long _ID_PLACES
 
 
+cdef class UtilitySource:
+    cpdef double utility(self) except? -1.0
+
+
 cdef class GradientBase(Role):
-    cdef public object utility
+    cdef readonly object utility
+    cdef UtilitySource _source
     cdef public Py_ssize_t P
     cdef public object period
     cdef public Cyclon sampler
@@ -92,6 +97,7 @@ cdef class GradientBase(Role):
     @cython.locals(sample=dict, own=double)
     cpdef bint is_centre(self) except -1
     cpdef object tiebreak_of(self, addr)
+    cpdef object _own_utility(self)
     cdef Py_ssize_t _draw_index(self, Py_ssize_t n) except -1
     @cython.locals(got=tuple)
     cpdef on_frame(self, long long src, bytes data)

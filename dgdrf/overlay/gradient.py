@@ -222,6 +222,16 @@ def default_memory(view_size: int) -> int:
     return 4 * view_size + 16
 
 
+class UtilitySource:
+    """What a gradient orders by, as an object: a node's utility (eq. 4.2's U, for a
+    server the minus lowest share of its home users) is its ``utility()``. A gradient
+    given this bound method of a compiled source calls it in C (no Python call per
+    exchange); any other callable is called as it is."""
+
+    def utility(self) -> float:
+        raise NotImplementedError
+
+
 class GradientBase(Role):
     """What every gradient offers its host, whatever keeps its view: the view (address ->
     (utility, freshness)), the centre test of eq. 3.11 and the validation of 3.3.1.
@@ -241,6 +251,9 @@ class GradientBase(Role):
         if view_size < 1:
             raise ValueError(f"gradient view size must be at least 1, got {view_size}")
         self.utility = utility
+        owner = getattr(utility, "__self__", None)
+        #: the UtilitySource whose ``utility`` is ``utility``, or None (:meth:`_own_utility`)
+        self._source = owner if isinstance(owner, UtilitySource) and getattr(utility, "__name__", "") == "utility" else None
         self.P = view_size
         self.period = period
         self.sampler = sampler
@@ -330,6 +343,12 @@ class GradientBase(Role):
         reads them; compiled gradients hand over their arrays without a dictionary)."""
         return array("d", [u for u, _ in self.sample.values()])
 
+    def _own_utility(self) -> Any:
+        """``self.utility()``; compiled, a C call where it is a UtilitySource's."""
+        if cython.compiled and self._source is not None:
+            return self._source.utility()
+        return self.utility()
+
     # -- queries ---------------------------------------------------------------------
     def neighbours(self) -> list[str]:
         return list(self.sample)
@@ -341,7 +360,7 @@ class GradientBase(Role):
         sample = self.sample
         if not sample:
             return self._alone()
-        own = self.utility()
+        own = self._own_utility()
         for desc in sample.values():
             if not desc[0] < own:
                 return False
@@ -560,12 +579,12 @@ class Gradient(GradientBase):
             return GradientBase.is_centre(self)
         if self._vn == 0:
             return self._alone()
-        return _all_below(self._vu, self._vn, self.utility())
+        return _all_below(self._vu, self._vn, self._own_utility())
 
     # -- exchange (thesis 4.4) -----------------------------------------------------------
     def _descriptor(self) -> tuple[float, int]:
         self.stamp += 1
-        return self.utility(), self.stamp
+        return self._own_utility(), self.stamp
 
     def exchange(self) -> None:
         """One gradient round: fresh candidates from peer sampling, then swap views with
@@ -574,7 +593,7 @@ class Gradient(GradientBase):
         A node of utility -inf (eq. 4.2: a server without users) starts no rounds when
         ``idle_quiet`` is set; it still answers others' (thesis 4.3: only servers with
         users need to ask their neighbours)."""
-        if self.idle_quiet and self.utility() == _NEG_INF:
+        if self.idle_quiet and self._own_utility() == _NEG_INF:
             return
         if cython.compiled:
             self._exchange_arrays()
@@ -629,7 +648,7 @@ class Gradient(GradientBase):
         node's utility once for the selection and the descriptor it sends (the round does
         not change the node's state, of which the utility is a function), and sending to
         the partner by node id."""
-        u = self.utility()
+        u = self._own_utility()
         if self.sampler is not None:
             self._select_arrays(self._heard_sampled(), True, u)
         if self._awaiting is not None:
@@ -780,7 +799,7 @@ class Gradient(GradientBase):
         own = None  # this node's utility, asked once per merge and only when needed
         if limit is None:  # the default: unbounded while this node competes for the centre
             if len(fresh) >= self._idle_limit:
-                own = self.utility()
+                own = self._own_utility()
             limit = self._idle_limit if own == _NEG_INF else _INF
         suspects = self._suspects
         heard: dict[str, tuple[float, int]] = {}
@@ -898,7 +917,7 @@ class Gradient(GradientBase):
             self._last_selection = None
             return
         if own is None:
-            own = self.utility()
+            own = self._own_utility()
         last = self._last_selection
         if last is not None and last[0] == own and last[1] == self._ranked_version and last[2] is self._view:
             view = self._reselect(extra, own, last[3])
@@ -1046,7 +1065,7 @@ class Gradient(GradientBase):
             limit = -1
             if self._mn >= self._idle_limit:
                 if not own_known:
-                    own = self.utility()
+                    own = self._own_utility()
                     own_known = True
                 if own == _NEG_INF:
                     limit = self._idle_limit
@@ -1333,7 +1352,7 @@ class Gradient(GradientBase):
                 _RANK[mn + k] = mn + k
         else:
             if not own_known:
-                own = self.utility()
+                own = self._own_utility()
             names = self._book.names
             for o in range(no):
                 _OVER[_OPOS[o]] = o + 1

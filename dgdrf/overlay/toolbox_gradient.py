@@ -59,6 +59,8 @@ except ImportError:  # interpreted without Cython installed
 _SHUFFLE = GradientShuffle.TAG
 _REPLY = GradientReply.TAG
 _NEG_INF = -math.inf
+#: gradient._IDLE_LAST: a tie-break raised by it puts a node of utility -inf last
+_IDLE_LAST = 1 << 32
 
 #: the toolbox's reference configuration (overlay-mngr example reference.conf)
 DEFAULT_OLD_THRESHOLD = 100
@@ -72,6 +74,11 @@ _EAGE = array("q", [0]) * 64
 #: entries kept (scratch, as above)
 _ORDER = array("q", [0]) * 64
 _ET = array("q", [0]) * 64
+#: compiled: eq. 3.9's key (g, v, t) of each entry of the view, as gradient._rank_in makes
+#: it (:func:`~dgdrf.overlay.gradient._key_before` compares two; scratch, as above)
+_KG = array("q", [0]) * 64
+_KV = array("d", [0.0]) * 64
+_KT = array("q", [0]) * 64
 
 
 class ToolboxGradient(GradientBase):
@@ -163,7 +170,7 @@ class ToolboxGradient(GradientBase):
             return GradientBase.is_centre(self)
         if self._pn == 0:
             return self._alone()
-        return _all_below(self._pus, self._pn, self.utility())  # type: ignore[name-defined]  # gradient.pxd's
+        return _all_below(self._pus, self._pn, self._own_utility())  # type: ignore[name-defined]  # gradient.pxd's
 
     def _publish(self) -> None:
         """Compiled: the view as published now, copied into the published arrays."""
@@ -185,7 +192,7 @@ class ToolboxGradient(GradientBase):
             self._publish()
         else:
             self._published = dict(self._view)
-        if self.idle_quiet and self.utility() == _NEG_INF:
+        if self.idle_quiet and self._own_utility() == _NEG_INF:
             return
         n = self._n if cython.compiled else len(self._view)
         if not n:
@@ -211,7 +218,7 @@ class ToolboxGradient(GradientBase):
         GradientShuffle(utility, 0, entries) or GradientReply (``tag``) written without
         the message object (:func:`~dgdrf.overlay.gradient.exchange_frame`; compiled,
         from the arrays)."""
-        u = self.utility()
+        u = self._own_utility()
         frame = None
         if cython.compiled and type(u) is float:
             frame = _exchange_frame_ids(tag, u, 0, self._book, self._ids, self._us, self._births, self._n, True, self.clock)  # type: ignore[name-defined]  # gradient.pxd's
@@ -312,7 +319,7 @@ class ToolboxGradient(GradientBase):
             candidates = []
             for addr, held in view.items():
                 candidates.append((held[0], self.tiebreak_of(addr), addr))
-            keep = preferred(self.utility(), candidates, self.P)  # most_preferred, eq. 3.9
+            keep = preferred(self._own_utility(), candidates, self.P)  # most_preferred, eq. 3.9
             self._view = {a: view[a] for a in keep}
 
     # -- the compiled build's view (the interpreted build keeps its dictionary, _view) --------
@@ -343,7 +350,7 @@ class ToolboxGradient(GradientBase):
             self._remove_at(oldest)
             n -= 1
         if n > self.P:
-            self._keep_preferred(self.utility())
+            self._keep_preferred(self._own_utility())
 
     def _keep_preferred(self, own: float) -> None:
         """Keep the P entries eq. 3.9 prefers, in its order (as :func:`preferred` ranks
@@ -351,10 +358,28 @@ class ToolboxGradient(GradientBase):
         few entries more than P."""
         n = self._n
         _reserve(n)
+        names = self._book.names
+        for k in range(n):  # eq. 3.9's key of each entry, once (gradient._rank_in's)
+            u = self._us[k]
+            _KT[k] = self._ts[k]
+            if own == _NEG_INF:
+                _KG[k] = 0
+                _KV[k] = 0.0
+                if u == _NEG_INF:
+                    _KT[k] += _IDLE_LAST
+            elif u >= own and u != _NEG_INF:
+                _KG[k] = 0
+                _KV[k] = u
+            else:
+                _KG[k] = 1
+                _KV[k] = -u
         for k in range(n):
             j = k
-            while j > 0 and self._before(k, _ORDER[j - 1], own):
-                _ORDER[j] = _ORDER[j - 1]
+            while j > 0:
+                b = _ORDER[j - 1]
+                if not _key_before(_KG[k], _KV[k], _KT[k], self._ids[k], _KG[b], _KV[b], _KT[b], self._ids[b], names):  # type: ignore[name-defined]  # gradient.pxd's
+                    break
+                _ORDER[j] = b
                 j -= 1
             _ORDER[j] = k
         P = self.P
@@ -370,11 +395,6 @@ class ToolboxGradient(GradientBase):
             self._births[j] = _EAGE[j]
             self._ts[j] = _ET[j]
         self._n = P
-
-    def _before(self, a: int, b: int, own: float) -> bool:
-        """Whether eq. 3.9 prefers entry ``a`` of the view to entry ``b``, for a node of
-        utility ``own`` (:func:`~dgdrf.overlay.gradient._prefers`)."""
-        return _prefers(self._us[a], self._ts[a], self._ids[a], self._us[b], self._ts[b], self._ids[b], own, self._book.names)  # type: ignore[name-defined]  # gradient.pxd's
 
     def _room(self, n: int) -> None:
         """Make the view's arrays hold at least ``n`` entries."""
@@ -424,10 +444,13 @@ class _Timeout(RoleEvent):
 def _reserve(n: int) -> None:
     """Make the shared scratch hold at least ``n`` entries, keeping what it holds (a
     merge may make room for a view while its entries are in the scratch)."""
-    global _EID, _EU, _EAGE, _ORDER, _ET
+    global _EID, _EU, _EAGE, _ORDER, _ET, _KG, _KV, _KT
     if len(_EID) < n:
         _EID = _grown(_EID, "q", 2 * n)
         _EU = _grown(_EU, "d", 2 * n)
         _EAGE = _grown(_EAGE, "q", 2 * n)
         _ORDER = _grown(_ORDER, "q", 2 * n)
         _ET = _grown(_ET, "q", 2 * n)
+        _KG = _grown(_KG, "q", 2 * n)
+        _KV = _grown(_KV, "d", 2 * n)
+        _KT = _grown(_KT, "q", 2 * n)

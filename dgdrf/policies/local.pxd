@@ -2,9 +2,10 @@
 # file is the source). Fields read or set from Python code are public.
 
 cimport cython
+from dgdrf.overlay.gradient cimport UtilitySource
 
 
-cdef class HomeUsers:
+cdef class HomeUsers(UtilitySource):
     cdef public dict users
     cdef public object _lowest
     cdef public double _utility

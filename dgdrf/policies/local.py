@@ -34,6 +34,7 @@ from dgdrf.model.workload import CLASSIC, TaskTraits
 from dgdrf.nodes.protocol import PROPOSAL_TIMEOUT_S, RETRY_S, Accept, Decline, TaskRequest, trait_fields
 from dgdrf.overlay.sampling import PeerSampling
 from dgdrf.policies.meters import ShareMeter
+from dgdrf.overlay.gradient import UtilitySource
 from dgdrf.overlay.pushsum import PushSum
 from dgdrf.policies.messages import RoomFreed, WalkAck, WalkFailed, WalkTask
 from dgdrf.policies.proposals import ProposalHandshake
@@ -102,7 +103,7 @@ class HomeUser:
     idle: bool = False  # it said it has nothing pending (Idle): not in the competition
 
 
-class HomeUsers:
+class HomeUsers(UtilitySource):
     """The users a server is home to (thesis 4.3: U_l).
 
     The lowest placeable user and the utility it gives are cached: the gradient asks for
@@ -195,7 +196,8 @@ class HomeUsers:
     def utility(self) -> float:
         """Eq. 4.2 with a tie-break below any real difference in shares: minus the lowest
         user's share and its tie-break, -inf without one (computed with the lowest user)."""
-        self.lowest()
+        if self._stale or self.meter is not None:
+            self.lowest()
         return self._utility
 
 
