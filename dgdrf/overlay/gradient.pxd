@@ -98,6 +98,7 @@ cdef class GradientBase(Role):
     cpdef bint is_centre(self) except -1
     cpdef object tiebreak_of(self, addr)
     cpdef object _own_utility(self)
+    cpdef double[::1] sample_utilities(self)
     cdef Py_ssize_t _draw_index(self, Py_ssize_t n) except -1
     @cython.locals(got=tuple)
     cpdef on_frame(self, long long src, bytes data)
@@ -141,6 +142,7 @@ cdef class Gradient(GradientBase):
     cdef dict _vcache
     cdef unsigned char[::1] _gone_bits
 
+    cpdef double[::1] sample_utilities(self)
     cpdef bint is_centre(self) except -1
     cdef void warm(self, int stage) noexcept
     cpdef tuple _descriptor(self)

@@ -50,6 +50,7 @@ cdef class ToolboxGradient(GradientBase):
     cdef double[::1] _pus
     cdef long long[::1] _pbirths
 
+    cpdef double[::1] sample_utilities(self)
     cpdef bint is_centre(self) except -1
     @cython.locals(k=Py_ssize_t)
     cdef _publish(self)

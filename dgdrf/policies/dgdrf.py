@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import math
 from array import array
+from typing import Any
 
 from dgdrf.model.metrics import gini_falls
 from dgdrf.overlay.gradient import Gradient, GradientBase
@@ -74,6 +75,11 @@ from dgdrf.policies.ddrf import HomeScheduler
 from dgdrf.policies.distributed import DistributedPolicy
 from dgdrf.policies.local import TaskDesk
 from dgdrf.runtime.actor import Role
+
+try:
+    import cython
+except ImportError:  # interpreted without Cython installed
+    from dgdrf import cython_shadow as cython
 
 
 class GradientScheduler(HomeScheduler):
@@ -132,12 +138,22 @@ class GradientScheduler(HomeScheduler):
             if d is None:
                 return False
             share = meter.share(user.share, user.request)
-        utilities = self.gradient.sample_utilities()
         if self.gini_overlay and self.gradient.sampler is not None:
             sample = self.gradient.sample
             extra = [u for addr, u in self.gradient.sampler.view_profiles() if addr not in sample and isinstance(u, float)]
-            utilities = array("d", [*utilities, *extra])
-        return gini_falls(share, d, utilities, len(utilities))
+            utilities = array("d", [*self.gradient.sample_utilities(), *extra])
+            return gini_falls(share, d, utilities, len(utilities))
+        return _sample_gini_falls(self.gradient, share, d)
+
+
+def _sample_gini_falls(gradient: Any, share: float, step: float) -> bool:
+    """Alg. 6's test over the gradient's sample (:func:`~dgdrf.model.metrics.gini_falls`);
+    compiled and a compiled gradient's, its array of utilities handed over in C."""
+    if cython.compiled and isinstance(gradient, GradientBase):
+        us = cython.cast(GradientBase, gradient).sample_utilities()
+        return gini_falls(share, step, us, us.shape[0])
+    utilities = gradient.sample_utilities()
+    return gini_falls(share, step, utilities, len(utilities))
 
 
 class _GradientPolicy(DistributedPolicy):

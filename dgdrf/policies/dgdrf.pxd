@@ -1,0 +1,10 @@
+# C types of dgdrf.py for the compiled build (Cython augmenting declarations: the .py
+# file is the source). PDGDRF's Gini test takes the gradient's array of utilities in C.
+
+cimport cython
+from dgdrf.overlay.gradient cimport GradientBase
+from dgdrf.model.metrics cimport gini_falls
+
+
+@cython.locals(us=cython.double[::1])
+cdef bint _sample_gini_falls(object gradient, double share, double step) except -1
