@@ -50,8 +50,9 @@ def task_dominant_share(demand: Sequence[float], total: Sequence[float]) -> floa
     """
     best = 0.0
     first = True
-    for d, c in zip(demand, total):
-        r = float(d) / c if c > 0 else 0.0
+    for k in range(min(len(demand), len(total))):  # zip's pairs, without a zip object
+        cf = float(total[k])  # as float(d) / c converts c (compiled: C doubles)
+        r = float(demand[k]) / cf if cf > 0 else 0.0
         if first or r > best:
             best, first = r, False
     return float(best)

@@ -66,7 +66,7 @@ cdef class ToolboxGradient(GradientBase):
     cpdef _merge(self, entries)
     @cython.locals(clock=cython.longlong, j=Py_ssize_t, i=cython.longlong, birth=cython.longlong, k=Py_ssize_t, n=Py_ssize_t, oldest=Py_ssize_t)
     cdef _merge_arrays(self, Py_ssize_t m)
-    @cython.locals(n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, b=Py_ssize_t, P=Py_ssize_t, u=double, names=list)
+    @cython.locals(n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, b=Py_ssize_t, r=Py_ssize_t, P=Py_ssize_t, u=double, names=list)
     cdef _keep_preferred(self, double own)
     cdef _room(self, Py_ssize_t n)
     @cython.locals(k=Py_ssize_t)

@@ -354,8 +354,9 @@ class ToolboxGradient(GradientBase):
 
     def _keep_preferred(self, own: float) -> None:
         """Keep the P entries eq. 3.9 prefers, in its order (as :func:`preferred` ranks
-        (utility, tie-break, address)): by insertion into ``_ORDER``, the view being a
-        few entries more than P."""
+        (utility, tie-break, address)): by insertion into ``_ORDER`` of the best P so far
+        (eq. 3.9's order is strict: addresses differ), the view being a few entries more
+        than P."""
         n = self._n
         _reserve(n)
         names = self._book.names
@@ -373,16 +374,23 @@ class ToolboxGradient(GradientBase):
             else:
                 _KG[k] = 1
                 _KV[k] = -u
+        P = self.P
+        r = 0  # the best so far, at most P, in _ORDER: an entry after the P-th is not kept
         for k in range(n):
-            j = k
+            if r == P:
+                b = _ORDER[P - 1]
+                if not _key_before(_KG[k], _KV[k], _KT[k], self._ids[k], _KG[b], _KV[b], _KT[b], self._ids[b], names):  # type: ignore[name-defined]  # gradient.pxd's
+                    continue
+                r -= 1
+            j = r
             while j > 0:
                 b = _ORDER[j - 1]
-                if not _key_before(_KG[k], _KV[k], _KT[k], self._ids[k], _KG[b], _KV[b], _KT[b], self._ids[b], names):  # type: ignore[name-defined]  # gradient.pxd's
+                if not _key_before(_KG[k], _KV[k], _KT[k], self._ids[k], _KG[b], _KV[b], _KT[b], self._ids[b], names):  # type: ignore[name-defined]
                     break
                 _ORDER[j] = b
                 j -= 1
             _ORDER[j] = k
-        P = self.P
+            r += 1
         for j in range(P):  # the kept entries, moved to the front in order
             k = _ORDER[j]
             _EID[j] = self._ids[k]

@@ -1,10 +1,14 @@
 # C types of dgdrf.py for the compiled build (Cython augmenting declarations: the .py
-# file is the source). PDGDRF's Gini test takes the gradient's array of utilities in C.
+# file is the source). A tick's questions to the home users and the gradient are C calls,
+# and PDGDRF's Gini test takes the gradient's array of utilities in C.
 
 cimport cython
 from dgdrf.overlay.gradient cimport GradientBase
 from dgdrf.model.metrics cimport gini_falls
+from dgdrf.policies.local cimport HomeUsers
 
 
 @cython.locals(us=cython.double[::1])
 cdef bint _sample_gini_falls(object gradient, double share, double step) except -1
+cdef object _lowest(HomeUsers home)
+cdef bint _is_centre(object gradient) except -1

@@ -3,6 +3,7 @@
 
 cimport cython
 from dgdrf.overlay.gradient cimport UtilitySource
+from dgdrf.model.resources cimport task_dominant_share
 
 
 cdef class HomeUsers(UtilitySource):
