@@ -8,7 +8,7 @@ cimport cython
 
 @cython.locals(i=Py_ssize_t, j=Py_ssize_t, end=Py_ssize_t, half=Py_ssize_t, res=double, r0=double, r1=double, r2=double, r3=double, r4=double, r5=double, r6=double, r7=double)
 cdef double _pairwise_sum(double[::1] x, Py_ssize_t lo, Py_ssize_t n) noexcept
-@cython.locals(n=Py_ssize_t, k=Py_ssize_t, total=double, xs=cython.double[::1], terms=cython.double[::1])
+@cython.locals(n=Py_ssize_t)
 cpdef double _gini_small(list x) except? -1.0
 cdef double[::1] _GX
 cdef double[::1] _GT

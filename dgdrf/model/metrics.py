@@ -86,19 +86,10 @@ def _gini_numpy(shares: Sequence[float] | np.ndarray) -> float:
 
 
 def _gini_small(x: list[float]) -> float:
-    """:func:`gini`'s numpy arithmetic, step for step in Python floats: the weights
-    2k - n - 1 (exact integers) times the sorted values, both sums rounded as numpy
-    rounds them (:func:`pairwise_sum`); compiled, in C doubles."""
-    x.sort()
+    """:func:`gini`'s numpy arithmetic, step for step in Python floats (:func:`_gini_of`);
+    compiled, in C doubles."""
     n = len(x)
-    xs = array("d", x)
-    total = _pairwise_sum(xs, 0, n)
-    if n == 0 or total <= 0 or xs[0] == xs[n - 1]:
-        return 0.0
-    terms = array("d", [0.0]) * n
-    for k in range(n):
-        terms[k] = (2 * k + 1 - n) * xs[k]
-    return max(0.0, 2.0 * _pairwise_sum(terms, 0, n) / (2.0 * n * total))
+    return _gini_of(array("d", x), array("d", [0.0]) * n, n)
 
 
 #: scratch of :func:`gini_falls`: the values, and their Gini terms (grown when short)
@@ -131,8 +122,10 @@ def gini_falls(share: float, step: float, utilities: Any, n: int) -> bool:
 
 
 def _gini_of(x: Any, terms: Any, n: int) -> float:
-    """:func:`_gini_small` of ``x[:n]``, sorting a copy into ``terms`` first (a stable
-    insertion sort: the order list.sort gives), the terms then computed in place."""
+    """The Gini coefficient of ``x[:n]`` with numpy's arithmetic: the values sorted into
+    ``terms`` (a stable insertion sort: the order list.sort gives), then the weights 2k -
+    n - 1 (exact integers) times the sorted values, both sums rounded as numpy rounds them
+    (:func:`pairwise_sum`), the terms computed in place."""
     for k in range(n):  # terms[:k] sorted; x[k] goes after every value not above it
         v = x[k]
         j = k
