@@ -77,7 +77,7 @@ class HomeScheduler(TickingRole):
     holds this server's minimum, so in DGDRF it holds the gradient's centre and nothing
     else is placed (docs/notes/2026-11-26-controls-crash-churn-partition.md)."""
 
-    # slots, not the instance dictionary, for what every tick reads (a faster lookup)
+    # its fields in slots, not the instance dictionary: a tick reads desk and home (a faster lookup)
     __slots__ = ("desk", "home", "_room_at", "_gang_tries")
 
     def __init__(self, desk: TaskDesk) -> None:

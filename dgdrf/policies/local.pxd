@@ -15,6 +15,10 @@ cdef class HomeUsers(UtilitySource):
     cdef public object meter
     cdef public object _meter_version
 
-    @cython.locals(best=object, key=tuple, meter=object, version=object)
     cpdef object lowest(self)
+    @cython.final
+    cdef inline void _refresh(self) except *
+    @cython.locals(best=object, key=tuple, meter=object, version=object)
+    @cython.final
+    cdef void _recompute(self) except *
     cpdef double utility(self) except? -1.0

@@ -168,6 +168,19 @@ class HomeUsers(UtilitySource):
 
     def lowest(self) -> tuple[str, HomeUser] | None:
         """The user with the lowest share that can still be placed (ties by id hash)."""
+        self._refresh()
+        return self._lowest
+
+    def _refresh(self) -> None:
+        """Recompute the lowest user, its share and eq. 4.2's utility if a share, a
+        user's state or the meter may have changed since (what :meth:`lowest`,
+        :meth:`min_share` and :meth:`utility` read; compiled, this test is inlined where
+        they are, as a gradient asks the utility at every exchange)."""
+        if self._stale or self.meter is not None:
+            self._recompute()
+
+    def _recompute(self) -> None:
+        """:meth:`_refresh`'s work: the meter's version, then the lowest user if stale."""
         meter = self.meter
         if meter is not None:
             version = meter.version()
@@ -185,19 +198,17 @@ class HomeUsers(UtilitySource):
             self._min = INF if best is None else best[0][0]
             self._utility = -INF if best is None else -(best[0][0] + TIE_SCALE * tie_break(best[1]))
             self._stale = False
-        return self._lowest
 
     def min_share(self) -> float:
         """min over placeable users of their share, G_i or the meter's (inf without users:
         utility -inf, eq. 4.2)."""
-        self.lowest()
+        self._refresh()
         return self._min
 
     def utility(self) -> float:
         """Eq. 4.2 with a tie-break below any real difference in shares: minus the lowest
         user's share and its tie-break, -inf without one (computed with the lowest user)."""
-        if self._stale or self.meter is not None:
-            self.lowest()
+        self._refresh()
         return self._utility
 
 
