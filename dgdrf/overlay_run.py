@@ -44,6 +44,7 @@ from dgdrf.overlay.toolbox_gradient import ToolboxGradient
 from dgdrf.overlay.pushsum import PushSum
 from dgdrf.runtime.actor import Actor
 from dgdrf.runtime.clock import VirtualClock
+from dgdrf.runtime.frozen import objects_frozen
 from dgdrf.runtime.options import TransportOptions
 from dgdrf.runtime.transport import LocalTransport
 
@@ -240,24 +241,28 @@ class OverlayRun:
         and scheduling its rounds, what PeerSim's initializers do) runs first, on its own
         timer, ``start_wall_s``. The bootstrap's Join/Peers exchange happens in virtual
         time, among the first rounds, and stays in ``wall_s``. Running the events at time
-        0 first, then the rest, runs them in the order one run would."""
+        0 first, then the rest, runs them in the order one run would. While they run, the
+        network built and started before is out of the garbage collector's scans
+        (:func:`~dgdrf.runtime.frozen.objects_frozen`)."""
         if not self._started:
             self._started = True
-            t0 = time.perf_counter()
-            self.clock.run(until=0.0)
-            self.start_wall_s = time.perf_counter() - t0
-        for _ in range(k):
-            self.cycle += 1
-            t0 = time.perf_counter()
-            self.clock.run(until=self.cycle * self.config.period)
-            self.wall_s += time.perf_counter() - t0
-            if self.cycle % self.config.metrics_every == 0 or self.cycle == self.config.cycles:
+            with objects_frozen():
                 t0 = time.perf_counter()
-                row = {"cycle": self.cycle, **self.measure()}
-                for observer in self.observers:
-                    observer.cycle_ended(self, self.cycle, row)
-                self.per_cycle.append(row)
-                self.metrics_wall_s += time.perf_counter() - t0
+                self.clock.run(until=0.0)
+                self.start_wall_s = time.perf_counter() - t0
+        with objects_frozen():  # the network lives for the run, started: no collection scans it
+            for _ in range(k):
+                self.cycle += 1
+                t0 = time.perf_counter()
+                self.clock.run(until=self.cycle * self.config.period)
+                self.wall_s += time.perf_counter() - t0
+                if self.cycle % self.config.metrics_every == 0 or self.cycle == self.config.cycles:
+                    t0 = time.perf_counter()
+                    row = {"cycle": self.cycle, **self.measure()}
+                    for observer in self.observers:
+                        observer.cycle_ended(self, self.cycle, row)
+                    self.per_cycle.append(row)
+                    self.metrics_wall_s += time.perf_counter() - t0
 
     def run(self) -> OverlayResult:
         self.run_cycles(self.config.cycles - self.cycle)

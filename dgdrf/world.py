@@ -54,6 +54,7 @@ from dgdrf.policies.base import Policy
 from dgdrf.runtime import roles
 from dgdrf.runtime.actor import Actor
 from dgdrf.runtime.clock import VirtualClock
+from dgdrf.runtime.frozen import objects_frozen
 from dgdrf.runtime.transport import LocalTransport, partition_groups
 
 GATEWAY = "gateway"
@@ -388,7 +389,9 @@ class World:
         every run; ``observers`` and ``controls`` are started after it, in order.
         ``progress``, if given, is called with the virtual time and the allocations made
         so far every :data:`PROGRESS_SLICE_S` virtual seconds (a progress bar; the
-        result is the same with or without it)."""
+        result is the same with or without it). While the events run, the world built
+        before is out of the garbage collector's scans
+        (:func:`~dgdrf.runtime.frozen.objects_frozen`)."""
         if self._ran:
             raise RuntimeError("a world runs once; build another")
         if until is not None and not 0 < until <= self.config.max_time:
@@ -421,16 +424,17 @@ class World:
                 o.started(self)
             log.info("run started", policy=config.policy, scenario=self.scenario.name, servers=len(self.scenario.servers), users=len(self.scenario.users), seed=config.seed)
             t0 = time.perf_counter()
-            if progress is None:
-                clock.run(until=limit)
-            else:
-                reached = 0.0
-                while True:
-                    reached = min(reached + PROGRESS_SLICE_S, limit)
-                    clock.run(until=reached)
-                    progress(clock.now(), len(collector.allocations))
-                    if clock.stopped or reached >= limit or not clock.pending():
-                        break
+            with objects_frozen():  # the world lives for the run: no full collection scans it
+                if progress is None:
+                    clock.run(until=limit)
+                else:
+                    reached = 0.0
+                    while True:
+                        reached = min(reached + PROGRESS_SLICE_S, limit)
+                        clock.run(until=reached)
+                        progress(clock.now(), len(collector.allocations))
+                        if clock.stopped or reached >= limit or not clock.pending():
+                            break
             wall = time.perf_counter() - t0
         if self.stop_reason is None:
             # the limit reached, or the clock out of events before it: nobody will ever act

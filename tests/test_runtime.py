@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import msgpack
 import numpy as np
 import pytest
 
 from dgdrf.bench.runtime import run_runtime_bench
 from dgdrf.errors import ConfigError, DecodeError
+from dgdrf.overlay_run import OverlayConfig, OverlayRun
 from dgdrf.nodes.protocol import Allocate, ServerReply, TaskRequest
 from dgdrf.runtime.actor import Actor, Role
 from dgdrf.runtime.clock import VirtualClock
+from dgdrf.runtime.frozen import objects_frozen
 from dgdrf.runtime.messages import decode, encode, message, message_types
 from dgdrf.runtime.transport import LocalTransport
 
@@ -328,3 +333,36 @@ def test_a_role_sends_frames_as_its_actor_does_and_falls_silent_when_it_stops():
         Actor.send_frame(a, BOOK.id_of("rb"), FrameNote.TAG, encode(FrameNote(7)))
         clock.run()
         assert len(reader.got) == 6 and transport.stats.totals() == sent
+
+
+def test_objects_frozen_keeps_a_run_out_of_the_collector_and_gives_it_back():
+    """A run's world is out of the collector's scans while its events run and back after
+    (a discarded world's cycles are collected again); a caller's own freeze is left as
+    the caller made it, and a nested freeze leaves the outer one standing."""
+    assert gc.get_freeze_count() == 0
+    with objects_frozen():
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        with objects_frozen():
+            assert gc.get_freeze_count() >= frozen
+        assert gc.get_freeze_count() >= frozen  # the inner block did not unfreeze
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        with objects_frozen():
+            pass
+        assert gc.get_freeze_count() > 0  # the caller's freeze stands
+    finally:
+        gc.unfreeze()
+
+
+def test_an_overlay_run_leaves_nothing_frozen_and_is_collected_when_dropped():
+    """After its cycles (frozen while they ran), a dropped overlay run is garbage the
+    collector reclaims: nothing of it stays in the permanent generation."""
+    run = OverlayRun(OverlayConfig(protocol="pushsum", nodes=30, cycles=3, seed=2))
+    run.run()
+    assert gc.get_freeze_count() == 0
+    ref = weakref.ref(run)
+    del run
+    gc.collect()
+    assert ref() is None
