@@ -366,3 +366,35 @@ def test_an_overlay_run_leaves_nothing_frozen_and_is_collected_when_dropped():
     del run
     gc.collect()
     assert ref() is None
+
+
+@pytest.mark.parametrize("renumber_every", [0, 997])
+def test_virtual_clock_runs_thousands_of_events_by_tick_then_scheduling_order(renumber_every):
+    """Events due at few distinct ticks (many ties), some scheduling more as they run, the
+    heap grown past its first capacity: they run by due tick, then in the order they
+    were scheduled, as a sort of (tick, sequence) says; numbering the sequences afresh
+    mid-run (what the compiled heap does when they would overflow their bits) changes
+    nothing."""
+    rng = np.random.default_rng(7)
+    clock = VirtualClock()
+    seen: list[int] = []
+    expected: list[tuple[int, int, int]] = []  # (tick, sequence, label)
+    counter = iter(range(10**6))
+
+    def schedule(delay: int) -> None:
+        label = next(counter)
+        expected.append((clock.now_ticks() + delay, label, label))
+        clock.schedule_ticks(delay, fire, (label,))
+
+    def fire(label: int) -> None:
+        seen.append(label)
+        if label % 3 == 0 and label < 20_000:
+            schedule(int(rng.integers(0, 4)) * 1000)
+        if renumber_every and len(seen) % renumber_every == 0:
+            clock._renumber()
+
+    for _ in range(5000):
+        schedule(int(rng.integers(0, 8)) * 1000)
+    clock.run()
+    assert len(seen) == len(expected) > 6000
+    assert seen == [label for _, _, label in sorted(expected)]

@@ -3,7 +3,8 @@
 # their fields hold). Fields read from Python code are public.
 
 cimport cython
-from libc.stdlib cimport realloc, free
+from libc.stdlib cimport realloc, free, qsort
+from libc.string cimport memcpy
 from cpython.object cimport PyObject
 from cpython.list cimport PyList_GET_ITEM, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF, Py_DECREF
@@ -19,13 +20,36 @@ cdef double _TICKS
 cpdef long long to_ticks(double seconds) except? -1
 
 
+cdef enum:
+    # a key's order word: the event's scheduling sequence above its payload slot's bits
+    _SLOT_BITS = 24
+
+
+cdef extern from *:
+    """
+    #define DGDRF_SLOT_MASK ((1ULL << 24) - 1)
+    #define DGDRF_SEQ_LIMIT (1ULL << 40)
+    """
+    const unsigned long long _SLOT_MASK "DGDRF_SLOT_MASK"  # a slot below 2**24 (16,777,216 pending events)
+    const unsigned long long _SEQ_LIMIT "DGDRF_SEQ_LIMIT"  # sequences below 2**40, renumbered there
+
+
+cdef extern from "stdlib.h":
+    int posix_memalign(void** memptr, size_t alignment, size_t size) nogil
+
+
 cdef struct _Key:
     long long t  # due tick
-    long long seq  # scheduling order: the tie-break among events due at the same tick
-    Py_ssize_t slot  # where the callback and its arguments are
-    PyObject* hint  # the Warmable the event will reach, or NULL (borrowed: the event keeps it alive)
+    unsigned long long order  # scheduling sequence (the tie-break at one tick) << _SLOT_BITS | payload slot
 
 ctypedef _Key* _KeyArray
+
+
+cdef struct _Held:
+    # what a payload slot holds in C: a frame's sender id (schedule_frame) and the
+    # Warmable the event will reach, or NULL (borrowed: the event keeps it alive)
+    long long src
+    PyObject* hint
 
 
 cdef class Warmable:
@@ -49,14 +73,15 @@ cdef class VirtualClock:
     cdef public long long events
     cdef public list _times
     cdef public dict _slots
-    cdef long long _seq
+    cdef unsigned long long _seq
+    cdef void* _keys_block
     cdef _Key* _keys
     cdef Py_ssize_t* _free
     cdef Py_ssize_t _heap_n
     cdef Py_ssize_t _heap_cap
     cdef Py_ssize_t _nfree
     cdef list _pay
-    cdef long long* _src
+    cdef _Held* _held
 
     @cython.locals(slot=Py_ssize_t)
     cpdef schedule_frame(self, long long delay_ticks, Event deliver, object target, long long src, object data)
@@ -65,20 +90,38 @@ cdef class VirtualClock:
     cpdef double now(self)
     cpdef long long now_ticks(self)
     cpdef schedule_ticks(self, long long delay_ticks, fn, tuple args)
-    @cython.locals(old=Py_ssize_t, cap=Py_ssize_t, s=Py_ssize_t, keys=cython.p_void, slots=cython.p_void, srcs=cython.p_void)
+    @cython.locals(old=Py_ssize_t, cap=Py_ssize_t, s=Py_ssize_t, block=cython.p_void, slots=cython.p_void, held=cython.p_void)
     cdef int _grow(self) except -1
-    @cython.locals(keys=_KeyArray, i=Py_ssize_t, parent=Py_ssize_t, slot=Py_ssize_t)
+    @cython.locals(keys=_KeyArray, i=Py_ssize_t, slot=Py_ssize_t, order=cython.ulonglong)
     cdef Py_ssize_t _push(self, long long t, fn, object args, object hint) except -1
-    @cython.locals(keys=_KeyArray, last=_Key, top=Py_ssize_t, i=Py_ssize_t, n=Py_ssize_t, child=Py_ssize_t)
+    @cython.locals(keys=_KeyArray, last=_Key, i=Py_ssize_t, n=Py_ssize_t, child=Py_ssize_t, top=cython.ulonglong)
     cdef Py_ssize_t _pop(self)
+    @cython.locals(keys=_KeyArray, i=Py_ssize_t, n=Py_ssize_t)
+    cpdef _renumber(self)
     @cython.locals(n=Py_ssize_t, t=cython.longlong, slot=Py_ssize_t, p=Py_ssize_t, pay=list, target=object)
     cdef void _run_heap(self, long long limit) except *
     cdef void _run_slots(self, long long limit) except *
 
 
+cdef inline bint _key_before(_Key a, _Key b) noexcept nogil:
+    """Whether key ``a`` runs before key ``b``: by due tick, then by scheduling sequence
+    (the order word's high bits; no two pending events share one)."""
+    return a.t < b.t or (a.t == b.t and a.order < b.order)
+
+
 cdef inline bint _before(_Key* keys, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
     """Whether the event at heap position ``a`` runs before the one at ``b``."""
-    return keys[a].t < keys[b].t or (keys[a].t == keys[b].t and keys[a].seq < keys[b].seq)
+    return keys[a].t < keys[b].t or (keys[a].t == keys[b].t and keys[a].order < keys[b].order)
+
+
+cdef inline int _compare_keys(const void* a, const void* b) noexcept nogil:
+    """qsort's comparison of two keys (no two are equal)."""
+    return -1 if _key_before((<_Key*>a)[0], (<_Key*>b)[0]) else 1
+
+
+cdef inline Py_ssize_t _slot_of(_Key* keys, Py_ssize_t i) noexcept nogil:
+    """The payload slot of the event at heap position ``i``."""
+    return <Py_ssize_t>(keys[i].order & _SLOT_MASK)
 
 
 @cython.boundscheck(False)
@@ -90,43 +133,44 @@ cdef inline void _warm_ahead(VirtualClock clock) noexcept:
     frame's bytes), and the third's object itself and its payload slot. The
     second and third are guessed from the heap (the earlier child of its root, then the
     earliest of what may follow it); a guess that an event scheduled meanwhile
-    overtakes costs a few hints, nothing else. The hinted object is in each event's key
-    (the top of the heap is in the cache); borrowed pointers throughout: a reference
-    count's increment would touch what is cold."""
+    overtakes costs a few hints, nothing else. The hinted object is beside each event's
+    payload slot (:c:type:`_Held`, a small array that stays in the cache); borrowed
+    pointers throughout: a reference count's increment would touch what is cold."""
     cdef _Key* keys = clock._keys
+    cdef _Held* held = clock._held
     cdef Py_ssize_t n = clock._heap_n, s, a, b, c
     cdef PyObject* h
     cdef PyObject** pay = (<PyListObject*>clock._pay).ob_item
     if n == 0:
         return
-    h = keys[0].hint
+    h = held[_slot_of(keys, 1)].hint
     if h != NULL:
         (<Warmable>h).warm(0)
     if n == 1:
         return
-    a = 2 if n > 2 and _before(keys, 2, 1) else 1  # the second
-    prefetch_span(pay[3 * keys[a].slot + 1], 128)  # its payload (a frame's bytes)
-    h = keys[a].hint
+    a = 3 if n >= 3 and _before(keys, 3, 2) else 2  # the second
+    s = _slot_of(keys, a)
+    prefetch_span(pay[3 * s + 1], 128)  # its payload (a frame's bytes)
+    h = held[s].hint
     if h != NULL:
         (<Warmable>h).warm(1)
     # the third: the root's other child, or one of the second's children
-    c = 3 - a
-    if c >= n:
+    c = 5 - a
+    if c > n:
         c = -1
-    b = 2 * a + 1
-    if b < n and (c < 0 or _before(keys, b, c)):
+    b = 2 * a
+    if b <= n and (c < 0 or _before(keys, b, c)):
         c = b
     b += 1
-    if b < n and (c < 0 or _before(keys, b, c)):
+    if b <= n and (c < 0 or _before(keys, b, c)):
         c = b
     if c < 0:
         return
-    h = keys[c].hint
+    s = _slot_of(keys, c)
+    h = held[s].hint
     if h != NULL:
         prefetch_span(h, 256)
-        s = keys[c].slot
-        prefetch(&pay[3 * s])
-        prefetch(&clock._src[s])
+    prefetch(&pay[3 * s])
 
 
 cdef enum:

@@ -124,10 +124,12 @@ class VirtualClock:
     docs/notes/2026-11-29-runtime-frames-and-lookups.md). tests/test_runtime.py and
     tests/test_compiled_core.py hold both builds to the same order."""
 
-    #: compiled only: the heap's keys, the free payload slots and the frames' senders, C arrays (clock.pxd)
+    #: compiled only: the heap's keys (and the block they are in), the free payload
+    #: slots and what each slot holds in C (a frame's sender, a hint), C arrays (clock.pxd)
+    _keys_block: Any
     _keys: Any
     _free: Any
-    _src: Any
+    _held: Any
 
     def __init__(self) -> None:
         self._now = 0  # ticks
@@ -136,21 +138,21 @@ class VirtualClock:
         self._times: list[int] = []  # interpreted: heap of distinct due ticks
         self._slots: dict[int, list[tuple[Callable[..., Any], tuple]]] = {}  # interpreted
         # compiled: the heap's C arrays (allocated by _grow), and per payload slot its
-        # callback and arguments; _seq counts events scheduled (the tie-break)
+        # callback and arguments; _seq numbers the events scheduled (the tie-break)
         self._seq = 0
         self._heap_n = self._heap_cap = self._nfree = 0
         #: compiled: per payload slot s, three places from 3 s: its callback, its
         #: arguments (a frame's bytes) and a frame event's target (None for any other
-        #: event; its sender's id in the C array _src, schedule_frame). One list, so that
+        #: event; its sender's id in the C array _held, schedule_frame). One list, so that
         #: a slot's three are in one or two cache lines (at 10^4 actors a slot is far
         #: from the cache when its turn comes); a free slot's places hold None
         self._pay: list[Any] = []
 
     def __dealloc__(self) -> None:
         if cython.compiled:
-            free(self._keys)  # type: ignore[name-defined]  # libc's, cimported in clock.pxd
+            free(self._keys_block)  # type: ignore[name-defined]  # libc's, cimported in clock.pxd
             free(self._free)  # type: ignore[name-defined]
-            free(self._src)  # type: ignore[name-defined]
+            free(self._held)  # type: ignore[name-defined]
 
     def now(self) -> float:
         return self._now / TICKS_PER_SECOND
@@ -180,7 +182,7 @@ class VirtualClock:
         if cython.compiled:
             slot = self._push(self._now + delay_ticks, deliver, data, target if isinstance(target, Warmable) else None)
             _put(self._pay, 3 * slot + 2, target)  # type: ignore[name-defined]  # clock.pxd's
-            self._src[slot] = src
+            self._held[slot].src = src
             return
         self.schedule_ticks(delay_ticks, deliver, (target, src, data))
 
@@ -209,21 +211,35 @@ class VirtualClock:
 
     # -- the compiled heap ---------------------------------------------------------------
     def _grow(self) -> None:
-        """Double the heap's capacity (compiled build only); the new payload slots are free."""
+        """Double the heap's capacity (compiled build only); the new payload slots are free.
+
+        The keys are 16 bytes from position 1 of a block aligned to a cache line (position
+        0 is a sentinel due before every event), so that the two children of a position,
+        2 i and 2 i + 1, share one line: sifting down reads one line a level."""
         old = self._heap_cap
         cap = max(1024, 2 * old)
-        keys = realloc(self._keys, cap * cython.sizeof(_Key))  # type: ignore[name-defined]  # realloc and _Key: clock.pxd's
-        if keys == cython.NULL:
+        if cap > _SLOT_MASK + 1:  # type: ignore[name-defined]  # clock.pxd's
+            raise MemoryError(f"virtual clock: more than {_SLOT_MASK + 1:,} events pending")  # type: ignore[name-defined]
+        block = cython.NULL
+        if posix_memalign(cython.address(block), 64, (cap + 1) * cython.sizeof(_Key)) != 0:  # type: ignore[name-defined]  # clock.pxd's
             raise MemoryError(f"virtual clock: no memory for {cap} pending events")
-        self._keys = cython.cast(cython.pointer(_Key), keys)  # type: ignore[name-defined]
+        keys = cython.cast(cython.pointer(_Key), block)  # type: ignore[name-defined]
+        if old:
+            memcpy(keys, self._keys, (self._heap_n + 1) * cython.sizeof(_Key))  # type: ignore[name-defined]
+            free(self._keys_block)  # type: ignore[name-defined]
+        else:
+            keys[0].t = -(2**63)  # the sentinel: every key sifting up stops below it
+            keys[0].order = 0
+        self._keys_block = block
+        self._keys = keys
         slots = realloc(self._free, cap * cython.sizeof(cython.Py_ssize_t))  # type: ignore[name-defined]
         if slots == cython.NULL:
             raise MemoryError(f"virtual clock: no memory for {cap} pending events")
         self._free = cython.cast(cython.pointer(cython.Py_ssize_t), slots)
-        srcs = realloc(self._src, cap * cython.sizeof(cython.longlong))  # type: ignore[name-defined]
-        if srcs == cython.NULL:
+        held = realloc(self._held, cap * cython.sizeof(_Held))  # type: ignore[name-defined]
+        if held == cython.NULL:
             raise MemoryError(f"virtual clock: no memory for {cap} pending events")
-        self._src = cython.cast(cython.pointer(cython.longlong), srcs)
+        self._held = cython.cast(cython.pointer(_Held), held)  # type: ignore[name-defined]
         for s in range(cap - 1, old - 1, -1):  # the lowest slot on top
             self._free[self._nfree] = s
             self._nfree += 1
@@ -233,54 +249,67 @@ class VirtualClock:
     def _push(self, t: int, fn: Callable[..., Any], args: Any, hint: Warmable | None) -> int:
         """Add an event (compiled build only): its payload to a free slot, its key sifted
         up from a new leaf; returns the slot. A new event's sequence exceeds every pending
-        one's, so it stops below any parent due at the same tick or earlier. ``hint``:
-        the Warmable it will reach, or None (:func:`_warm_ahead`), kept alive by the
-        event (its target, or the event itself)."""
+        one's, so it stops below any parent due at the same tick or earlier (the
+        sentinel at position 0 is due before all). ``hint``: the Warmable it will
+        reach, or None (:func:`_warm_ahead`), kept alive by the event (its target, or the
+        event itself)."""
         if self._heap_n == self._heap_cap:
             self._grow()
+        if self._seq == _SEQ_LIMIT:  # type: ignore[name-defined]  # clock.pxd's
+            self._renumber()
         self._nfree -= 1
         slot = self._free[self._nfree]
         _put(self._pay, 3 * slot, fn)  # type: ignore[name-defined]  # clock.pxd's: a free slot holds None
         _put(self._pay, 3 * slot + 1, args)  # type: ignore[name-defined]
-        keys = self._keys
-        i = self._heap_n
-        self._heap_n += 1
-        while i > 0:
-            parent = (i - 1) >> 1
-            if keys[parent].t <= t:
-                break
-            keys[i] = keys[parent]
-            i = parent
-        keys[i].t = t
-        keys[i].seq = self._seq
-        keys[i].slot = slot
-        keys[i].hint = cython.NULL if hint is None else cython.cast(cython.pointer(PyObject), hint)  # type: ignore[name-defined]  # clock.pxd's
+        self._held[slot].hint = cython.NULL if hint is None else cython.cast(cython.pointer(PyObject), hint)  # type: ignore[name-defined]  # clock.pxd's
+        order = (self._seq << _SLOT_BITS) | slot  # type: ignore[name-defined]
         self._seq += 1
+        keys = self._keys
+        self._heap_n += 1
+        i = self._heap_n
+        while keys[i >> 1].t > t:
+            keys[i] = keys[i >> 1]
+            i >>= 1
+        keys[i].t = t
+        keys[i].order = order
         return slot
 
     def _pop(self) -> int:
         """Remove the first event's key and return its payload slot (compiled build only):
         the last leaf takes the root's place and sinks to where it belongs."""
         keys = self._keys
-        top = keys[0].slot
-        self._heap_n -= 1
+        top = keys[1].order
         n = self._heap_n
-        if n == 0:
-            return top
         last = keys[n]
-        i = 0
+        n -= 1
+        self._heap_n = n
+        i = 1
         while True:
-            child = 2 * i + 1
-            if child >= n:
+            child = 2 * i
+            if child > n:
                 break
-            if child + 1 < n and (keys[child + 1].t < keys[child].t or (keys[child + 1].t == keys[child].t and keys[child + 1].seq < keys[child].seq)):
+            if child < n and _before(keys, child + 1, child):  # type: ignore[name-defined]  # clock.pxd's
                 child += 1
-            if last.t < keys[child].t or (last.t == keys[child].t and last.seq < keys[child].seq):
+            if _key_before(last, keys[child]):  # type: ignore[name-defined]
                 break
             keys[i] = keys[child]
             i = child
         keys[i] = last
-        return top
+        return top & _SLOT_MASK  # type: ignore[name-defined]
+
+    def _renumber(self) -> None:
+        """Number the pending events' sequences afresh from 0, in the order they run
+        (compiled build only): when 2**40 events have been scheduled, the next sequence
+        would not fit its bits. A heap sorted by key is a heap, and the order of the
+        events is what it was. Interpreted, there is nothing to number."""
+        if not cython.compiled:
+            return
+        keys = self._keys
+        n = self._heap_n
+        qsort(cython.address(keys[1]), n, cython.sizeof(_Key), _compare_keys)  # type: ignore[name-defined]  # clock.pxd's
+        for i in range(1, n + 1):
+            keys[i].order = (cython.cast(cython.ulonglong, i - 1) << _SLOT_BITS) | (keys[i].order & _SLOT_MASK)  # type: ignore[name-defined]
+        self._seq = n
 
     def stop(self) -> None:
         """Make :meth:`run` return after the current callback."""
@@ -314,7 +343,7 @@ class VirtualClock:
         pay = self._pay
         try:
             while self._heap_n and not self._stopped:
-                t = self._keys[0].t
+                t = self._keys[1].t
                 if limit >= 0 and t > limit:
                     self._now = limit
                     break
@@ -330,7 +359,7 @@ class VirtualClock:
                 if self._heap_n >= _WARM_FROM:  # type: ignore[name-defined]  # clock.pxd's
                     _warm_ahead(self)  # type: ignore[name-defined]
                 if target is not None:  # a frame (schedule_frame)
-                    cython.cast(Event, fn).fire_frame(target, self._src[slot], args)
+                    cython.cast(Event, fn).fire_frame(target, self._held[slot].src, args)
                 elif isinstance(fn, Event):
                     cython.cast(Event, fn).fire(args)
                 else:
