@@ -49,6 +49,8 @@ COMPILED_MODULES = (
     "dgdrf.runtime.addresses",
     "dgdrf.overlay.descriptors",
     "dgdrf.runtime.twister",
+    # the bootstrap's draws of peers: every node's first Join, in the first protocol period
+    "dgdrf.runtime.draws",
 )
 
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from dgdrf.overlay.messages import Join, Peers
 from dgdrf.runtime.actor import Actor
+from dgdrf.runtime.draws import distinct_draws
 
 
 class Bootstrap(Actor):
@@ -22,26 +23,21 @@ class Bootstrap(Actor):
     def __init__(self, address: str = "bootstrap") -> None:
         super().__init__(address)
         self.known: list[str] = []
-        self._index: set[str] = set()
+        self._index: dict[str, int] = {}  # address -> its place in known
 
     def on_Join(self, src: str, msg: Join) -> None:
         known = self.known
-        k = min(max(0, int(msg.want)), len(known) - (src in self._index))
-        picks: dict[str, None] = {}  # distinct, in draw order; O(k) draws, not O(N)
-        while len(picks) < k:
-            for i in self.rng.integers(0, len(known), 2 * k).tolist():
-                if known[i] != src:
-                    picks[known[i]] = None
-                    if len(picks) == k:
-                        break
-        self.send(src, Peers(list(picks)))
-        if src not in self._index:
-            self._index.add(src)
-            self.known.append(src)
+        place = self._index.get(src, -1)
+        k = min(max(0, int(msg.want)), len(known) - (place >= 0))
+        # distinct, in draw order: batches of 2 k draws, O(k) draws, not O(N)
+        self.send(src, Peers([known[i] for i in distinct_draws(self.rng, len(known), k, place)]))
+        if place < 0:
+            self._index[src] = len(known)
+            known.append(src)
 
     def forget(self, addresses: Iterable[str]) -> None:
         """Members declared down: never handed out again."""
-        gone = self._index.intersection(addresses)
+        gone = self._index.keys() & set(addresses)
         if gone:
             self.known = [a for a in self.known if a not in gone]
-            self._index -= gone
+            self._index = {a: i for i, a in enumerate(self.known)}
