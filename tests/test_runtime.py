@@ -11,6 +11,7 @@ import pytest
 
 from dgdrf.bench.runtime import run_runtime_bench
 from dgdrf.errors import ConfigError, DecodeError
+from dgdrf.overlay.cyclon import Cyclon
 from dgdrf.overlay_run import OverlayConfig, OverlayRun
 from dgdrf.nodes.protocol import Allocate, ServerReply, TaskRequest
 from dgdrf.runtime.actor import Actor, Role
@@ -398,3 +399,52 @@ def test_virtual_clock_runs_thousands_of_events_by_tick_then_scheduling_order(re
     clock.run()
     assert len(seen) == len(expected) > 6000
     assert seen == [label for _, _, label in sorted(expected)]
+
+
+class RoundRole(Role):
+    """A role whose rounds are named in ROUNDS, one of them overridden below."""
+
+    ROUNDS = ("first", "second")
+
+    def __init__(self):
+        self.seen = []
+
+    def setup(self):
+        self.actor.every(0.5, self.first)
+        self.actor.every(0.25, self.second, first=0.1)
+
+    def first(self):
+        self.seen.append(("first", round(self.actor.now(), 6)))
+
+    def second(self):
+        self.seen.append(("second", round(self.actor.now(), 6)))
+
+
+class LaterRound(RoundRole):
+    def second(self):
+        self.seen.append(("later", round(self.actor.now(), 6)))
+
+
+class QuietCyclon(Cyclon):
+    """Cyclon whose round a Python subclass replaces: the compiled round's C call must
+    still reach the override."""
+
+    def shuffle(self):
+        self.quiet = getattr(self, "quiet", 0) + 1
+
+
+def test_a_roles_rounds_run_as_its_methods_say_overrides_included():
+    """Actor.every on a role's round named in ROUNDS (compiled: Role.fire_round, a C call)
+    runs the method the object has, at the times and in the order a plain callback would,
+    and a subclass's override (Python, of a compiled Cyclon's round too) runs instead."""
+    clock, transport = make()
+    plain, later = Actor("p"), Actor("q")
+    a, b = plain.add_role(RoundRole()), later.add_role(LaterRound())
+    c = Actor("c").add_role(QuietCyclon(view_size=4, shuffle_length=2, period=1.0, bootstrap=None))
+    for actor in (plain, later, c.actor):
+        transport.register(actor)
+    transport.start_all()
+    clock.run(until=1.0)
+    assert a.seen == [("second", 0.1), ("second", 0.35), ("first", 0.5), ("second", 0.6), ("second", 0.85), ("first", 1.0)]
+    assert b.seen == [(("later" if k == "second" else k), t) for k, t in a.seen]
+    assert c.quiet == 1

@@ -79,6 +79,7 @@ cdef class Cyclon(Role):
     @cython.locals(cycle=cython.longlong, o=Py_ssize_t, oldest=cython.longlong, m=Py_ssize_t, j=Py_ssize_t, k=Py_ssize_t, out=Descriptors, sent=list)
     cpdef shuffle(self)
     cpdef on_frame(self, long long src, bytes data)
+    cpdef fire_round(self, long which)
     @cython.locals(sent=list, n=Py_ssize_t, j=Py_ssize_t, a=cython.longlong)
     cdef _replied(self, long long src)
     @cython.locals(cycle=cython.longlong, m=Py_ssize_t, j=Py_ssize_t, k=Py_ssize_t, out=Descriptors)

@@ -183,6 +183,7 @@ class Cyclon(Role):
 
     #: shuffles and replies arrive as frames, read into typed fields (:meth:`on_frame`)
     FRAME_TAGS = (CyclonShuffle.TAG, CyclonReply.TAG)
+    ROUNDS = ("shuffle",)
 
     # -- the view -----------------------------------------------------------------------
     @property
@@ -404,6 +405,10 @@ class Cyclon(Role):
                 i = self._book.id_of(addr)
                 if (i not in self._d) if not cython.compiled else self._find(i) < 0:
                     self._append(i, self.cycle, None)
+
+    def fire_round(self, which: int) -> None:
+        """Its one round (:meth:`Role.fire_round`): compiled, a C call of :meth:`shuffle`."""
+        self.shuffle()
 
     def shuffle(self) -> None:
         """One Cyclon round, initiated by this node."""

@@ -104,6 +104,8 @@ cdef class GradientBase(Role):
     cpdef on_frame(self, long long src, bytes data)
     cpdef _answer(self, long long src_id, str src, utility, stamp, entries)
     cpdef _replied(self, str src, utility, stamp, entries)
+    cpdef fire_round(self, long which)
+    cpdef exchange(self)
 
 
 cdef class Gradient(GradientBase):
@@ -151,6 +153,7 @@ cdef class Gradient(GradientBase):
     @cython.locals(dst=cython.longlong)
     cdef _exchange_arrays(self)
     cdef _send_exchange(self, long long dst, long tag, u, s)
+    cpdef exchange(self)
     @cython.locals(m=Py_ssize_t)
     cpdef on_frame(self, long long src, bytes data)
     @cython.locals(own=double, own_known=bint, limit=Py_ssize_t, h=Py_ssize_t, j=Py_ssize_t, x=Py_ssize_t, i=cython.longlong, u=double, s=cython.longlong, k=Py_ssize_t, v=Py_ssize_t, oldest=Py_ssize_t, base=cython.longlong, names=list, suspects=dict, gone=dict)

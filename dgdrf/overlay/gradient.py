@@ -239,6 +239,8 @@ class GradientBase(Role):
     ``sample`` is the view as the host application sees it: the live view here; the
     toolbox gradient publishes a copy once per period, as Kompics does."""
 
+    ROUNDS = ("exchange",)
+
     def __init__(
         self,
         utility: Callable[[], float],
@@ -290,6 +292,10 @@ class GradientBase(Role):
         timer = self.actor.every(self.period, self.exchange, first=first)
         if self.stop_after is not None:
             self.actor.after(self.stop_after, timer.cancel)
+
+    def fire_round(self, which: int) -> None:
+        """Its one round (:meth:`Role.fire_round`): compiled, a C call of :meth:`exchange`."""
+        self.exchange()
 
     def exchange(self) -> None:
         """One gradient round (each kind of gradient has its own)."""

@@ -140,6 +140,7 @@ cdef class PushSum(Role):
     @cython.locals(hs=list, i=Py_ssize_t, n=Py_ssize_t, s=list, sent=list, x=object, h=object, peer=cython.longlong, frame=object)
     cpdef round(self)
     cpdef on_frame(self, long long src, bytes data)
+    cpdef fire_round(self, long which)
     @cython.locals(s=list, received=list, n=Py_ssize_t, i=Py_ssize_t, h=object)
     cpdef _add(self, list hs, hw)
     cpdef _to_big(self)

@@ -85,6 +85,7 @@ class PushSum(Role):
 
     #: shares arrive as frames and are read here, with no message object
     FRAME_TAGS = (PushSumShare.TAG,)
+    ROUNDS = ("round",)
 
     def _to_big(self) -> None:
         """Compiled: the masses from C integers into the lists, for good (a sum would
@@ -142,6 +143,10 @@ class PushSum(Role):
                 prefetch_span(cython.cast(cython.p_void, self.sampler), 256)  # type: ignore[name-defined]
         elif self.sampler is not None:
             self.sampler.warm(1)
+
+    def fire_round(self, which: int) -> None:
+        """Its one round (:meth:`Role.fire_round`): compiled, a C call of :meth:`round`."""
+        self.round()
 
     def round(self) -> None:
         """Algorithm 2, PUSHSUMROUND: half to a random peer, half kept."""

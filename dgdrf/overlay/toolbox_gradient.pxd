@@ -60,6 +60,7 @@ cdef class ToolboxGradient(GradientBase):
     cdef _send_exchange(self, long long dst, long tag)
     @cython.locals(m=Py_ssize_t)
     cpdef on_frame(self, long long src, bytes data)
+    cpdef exchange(self)
     cpdef _answer(self, long long src_id, str src, utility, age, entries)
     cpdef _replied(self, str src, utility, age, entries)
     @cython.locals(view=dict, clock=cython.longlong, birth=cython.longlong, held=tuple, m=Py_ssize_t)

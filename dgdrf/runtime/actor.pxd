@@ -28,6 +28,7 @@ cdef class Role(Warmable):
     cdef public long long _nid  # the actor's id, as a C integer: the book's int object of a node is far from the cache at 10^4 nodes
 
     cpdef on_frame(self, long long src, bytes data)
+    cpdef fire_round(self, long which)
     cpdef send_frame(self, long long dst, long tag, bytes data)
 
 
@@ -46,6 +47,7 @@ cdef class Periodic(Event):
     cdef object _handle
     cdef bint _active
     cdef Role _role  # the role whose round this is, if it is one's: the clock readies it (Warmable)
+    cdef long _round  # the round's place in the role's ROUNDS (Role.fire_round), or -1
 
     cpdef fire(self, tuple args)
 

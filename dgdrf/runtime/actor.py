@@ -19,6 +19,11 @@ from typing import Any, Callable, Protocol, TypeVar
 
 import numpy as np
 
+try:
+    import cython
+except ImportError:  # interpreted without Cython installed
+    from dgdrf import cython_shadow as cython
+
 from dgdrf.runtime.clock import Clock, Event, TimerHandle, VirtualClock, Warmable, to_ticks
 from dgdrf.runtime import messages
 from dgdrf.runtime.addresses import BOOK
@@ -89,6 +94,9 @@ class Role(Warmable):
 
     #: the message tags whose frames this role reads itself (:meth:`on_frame`)
     FRAME_TAGS: tuple[int, ...] = ()
+    #: the names of the methods :meth:`Actor.every` may run as this role's rounds by
+    #: :meth:`fire_round` (their place here is its argument)
+    ROUNDS: tuple[str, ...] = ()
 
     actor: Actor
     _sink: FrameSink  # the actor's sink and id, kept here by the actor (send_frame)
@@ -103,6 +111,12 @@ class Role(Warmable):
     def on_frame(self, src: int, data: bytes) -> None:
         """A frame of one of ``FRAME_TAGS`` from node id ``src``, undecoded."""
         raise NotImplementedError(f"{type(self).__name__} lists FRAME_TAGS but reads no frame")
+
+    def fire_round(self, which: int) -> None:
+        """Run the round ``ROUNDS[which]``. A compiled role overrides it with a C call of
+        the method (a periodic round is then no Python call: at 10^4 nodes the method's
+        call through Python read an object per node far from the cache)."""
+        getattr(self, self.ROUNDS[which])()
 
     def send_frame(self, dst: int, tag: int, data: bytes) -> None:
         """Send a frame this role encoded itself (tag ``tag``) to node id ``dst``: what
@@ -141,10 +155,14 @@ class Periodic(Event):
         # from the cache at every firing; the function is shared by all nodes)
         self._args: tuple = ()
         self._role: Role | None = None
+        self._round = -1  # compiled: a role's round named in its ROUNDS, run by Role.fire_round
         if isinstance(fn, MethodType):
             self._fn, self._args = fn.__func__, (fn.__self__,)
             if isinstance(fn.__self__, Role):
                 self._role = fn.__self__
+                rounds = type(fn.__self__).ROUNDS
+                if cython.compiled and fn.__name__ in rounds and getattr(type(fn.__self__), fn.__name__) is fn.__func__:
+                    self._round = rounds.index(fn.__name__)
         self._handle: TimerHandle | None = None
         self._virtual: VirtualClock | None = None
         if isinstance(clock, VirtualClock):
@@ -161,6 +179,9 @@ class Periodic(Event):
             return
         assert self._virtual is not None  # fire: the virtual clock's event
         self._virtual.schedule_event(self._ticks, self, self._role)
+        if self._round >= 0:  # compiled only: a role's round, by a C call
+            cython.cast(Role, self._role).fire_round(self._round)
+            return
         self._fn(*self._args)
 
     def _fire(self) -> None:
