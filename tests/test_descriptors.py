@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dgdrf.overlay.descriptors import MAX_AGE, Descriptors
-from dgdrf.overlay.messages import CyclonReply, CyclonShuffle
+from dgdrf.overlay.messages import CyclonReply, CyclonShuffle, Peers
 from dgdrf.runtime.addresses import BOOK, AddressBook
 from dgdrf.runtime.messages import decode, encode
 
@@ -55,6 +55,21 @@ def test_a_frame_is_msgpacks_bytes_and_reads_back(es: list, tag: int) -> None:
     assert back.entries() == [tuple(e) for e in es]
     decoded = decode(frame)
     assert isinstance(decoded, msg_type) and decoded.entries == [list(e) for e in es]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(addresses, max_size=40))
+def test_a_peers_frame_reads_to_the_ids_of_its_addresses(peers: list) -> None:
+    """The bootstrap's Peers frame (what the message type encodes) reads into the ids of
+    its addresses, in order, at age 0 with no profile, as its decoded list does (the
+    compiled reader in C, the general path of msgpack interpreted)."""
+    frame = encode(Peers(list(peers)))
+    d = Descriptors(1)
+    d.read_addresses(frame)
+    assert d.entries() == [(a, 0, None) for a in peers]
+    general = Descriptors(1)
+    general.read_address_list(decode(frame).peers + [7, None])  # not addresses: left out
+    assert general.entries() == d.entries()
 
 
 def test_frames_of_addresses_the_book_has_not_met_read_to_new_ids() -> None:

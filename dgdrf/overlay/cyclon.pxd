@@ -11,6 +11,7 @@ from dgdrf.runtime.prefetch cimport prefetch, prefetch_span
 
 cdef long _SHUFFLE
 cdef long _REPLY
+cdef long _PEERS
 cdef enum:
     _W = 3  # fields per view entry (cyclon.py), a constant the C compiler folds
 cdef Descriptors _IN
@@ -79,6 +80,8 @@ cdef class Cyclon(Role):
     @cython.locals(cycle=cython.longlong, o=Py_ssize_t, oldest=cython.longlong, m=Py_ssize_t, j=Py_ssize_t, k=Py_ssize_t, out=Descriptors, sent=list)
     cpdef shuffle(self)
     cpdef on_frame(self, long long src, bytes data)
+    @cython.locals(d=Descriptors, me=cython.longlong, alone=bint, j=Py_ssize_t, i=cython.longlong)
+    cdef _take_peers(self)
     cpdef fire_round(self, long which)
     @cython.locals(sent=list, n=Py_ssize_t, j=Py_ssize_t, a=cython.longlong)
     cdef _replied(self, long long src)

@@ -64,6 +64,7 @@ _packb = msgpack.Packer(use_bin_type=True, autoreset=True).pack
 _unpackb = msgpack.unpackb
 _SHUFFLE = CyclonShuffle.TAG
 _REPLY = CyclonReply.TAG
+_PEERS = Peers.TAG
 #: fields per view entry in Cyclon._v: id (-1: a gap a merge left), birth, profile's birth
 #: (compiled, cyclon.pxd's constant of the same value, which the C compiler folds)
 if not cython.compiled:
@@ -182,7 +183,7 @@ class Cyclon(Role):
         return self._rnd.random()
 
     #: shuffles and replies arrive as frames, read into typed fields (:meth:`on_frame`)
-    FRAME_TAGS = (CyclonShuffle.TAG, CyclonReply.TAG)
+    FRAME_TAGS = (CyclonShuffle.TAG, CyclonReply.TAG, Peers.TAG)
     ROUNDS = ("shuffle",)
 
     # -- the view -----------------------------------------------------------------------
@@ -394,17 +395,30 @@ class Cyclon(Role):
 
     # -- the protocol -------------------------------------------------------------------
     def on_Peers(self, src: str, msg: Peers) -> None:
-        me = self.me
+        """The bootstrap's answer as a message object (network mode decodes and checks
+        frames first)."""
+        _IN.read_address_list(msg.peers)
+        self._take_peers()
+
+    def _take_peers(self) -> None:
+        """The bootstrap's peers, in ``_IN``, into the view: those not in it, in their
+        order, until it is full."""
+        d = _IN
+        me = self._me
         # the bootstrap knows no other node (it forgets those declared down), and none is
         # in the view: a shuffle still unanswered does not count (its peer may be dead)
-        self.alone = self._vn == 0 and not any(a != me for a in msg.peers)
-        for addr in msg.peers:
+        alone = self._vn == 0
+        for j in range(d.n):
+            if d.ids[j] != me:
+                alone = False
+                break
+        self.alone = alone
+        for j in range(d.n):
             if self._vn >= self.c:
                 break
-            if addr != me:
-                i = self._book.id_of(addr)
-                if (i not in self._d) if not cython.compiled else self._find(i) < 0:
-                    self._append(i, self.cycle, None)
+            i = d.ids[j]
+            if i != me and ((i not in self._d) if not cython.compiled else self._find(i) < 0):
+                self._append(i, self.cycle, None)
 
     def fire_round(self, which: int) -> None:
         """Its one round (:meth:`Role.fire_round`): compiled, a C call of :meth:`shuffle`."""
@@ -465,7 +479,12 @@ class Cyclon(Role):
         Role.send_frame(self, oldest, _SHUFFLE, out.frame(_SHUFFLE))
 
     def on_frame(self, src: int, data: bytes) -> None:
-        """A shuffle's or a reply's frame from node id ``src`` (its second byte is the tag)."""
+        """A shuffle's, a reply's or the bootstrap's Peers frame from node id ``src`` (its
+        second byte is the tag)."""
+        if data[1] == _PEERS:
+            _IN.read_addresses(data)
+            self._take_peers()
+            return
         if not cython.compiled:
             self._received(data[1] == _SHUFFLE, src, _unpackb(data)[1])
             return

@@ -23,6 +23,7 @@ cdef class Descriptors:
     cpdef add(self, long long i, long long age, profile)
     cpdef frame(self, long tag)
     cpdef read(self, bytes data)
+    cpdef read_addresses(self, bytes data)
 
 
 cdef inline int put(Descriptors d, long long i, long long age, object profile) except -1:
@@ -190,6 +191,34 @@ cdef inline object _write(Descriptors d, long tag):
             _put_be(q + 1, bits, 8)
             q += 9
     return out
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.initializedcheck(False)
+cdef inline bint _read_addresses(Descriptors d, bytes data) except -1:
+    """Fill ``d`` from the frame ``[tag, [address, ...]]``, each at age 0 with no
+    profile; False (``d`` then undefined) for a frame only msgpack's general path reads."""
+    cdef AddressBook book = d._book
+    cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t size = PyBytes_GET_SIZE(data), pos, n, k, ln
+    cdef long long i
+    if size < 3 or p[0] != 0x92 or p[1] >= 0x80:
+        return False
+    pos = _get_array_header(p, size, 2, &n)
+    if pos < 0:
+        return False
+    d.n = 0
+    for k in range(n):
+        pos = _get_str_header(p, size, pos, &ln)
+        if pos < 0:
+            return False
+        i = _address_id(book, p + pos, ln)
+        if i < 0:
+            return False
+        pos += ln
+        put(d, i, 0, None)
+    return pos == size
 
 
 @cython.boundscheck(False)

@@ -96,6 +96,22 @@ class Descriptors:
                 return
         self.read_entries(_unpackb(data)[1])
 
+    def read_addresses(self, data: bytes) -> None:
+        """Replace the contents by the addresses of the frame ``[tag, [address, ...]]``
+        (the bootstrap's Peers), each at age 0 with no profile."""
+        if cython.compiled:
+            if _read_addresses(self, data):  # type: ignore[name-defined]  # descriptors.pxd's
+                return
+        self.read_address_list(_unpackb(data)[1])
+
+    def read_address_list(self, addresses: list) -> None:
+        """Replace the contents by decoded addresses (a Peers object's, in network mode),
+        each at age 0 with no profile; anything that is not a string is left out."""
+        self.n = 0
+        for addr in addresses:
+            if type(addr) is str:
+                self.add(BOOK.id_of(addr), 0, None)
+
     def read_entries(self, entries: list) -> None:
         """Replace the contents by decoded ``[address, age, profile]`` entries (a message
         object's, in network mode). An entry whose address is not a string or whose age
