@@ -49,8 +49,10 @@ COMPILED_MODULES = (
     "dgdrf.runtime.addresses",
     "dgdrf.overlay.descriptors",
     "dgdrf.runtime.twister",
-    # the bootstrap's draws of peers: every node's first Join, in the first protocol period
+    # the bootstrap and its draws of peers: every node's first Join, answered in the first
+    # protocol period
     "dgdrf.runtime.draws",
+    "dgdrf.nodes.bootstrap",
 )
 
 
