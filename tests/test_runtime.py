@@ -15,7 +15,7 @@ from dgdrf.overlay.cyclon import Cyclon
 from dgdrf.overlay_run import OverlayConfig, OverlayRun
 from dgdrf.nodes.protocol import Allocate, ServerReply, TaskRequest
 from dgdrf.runtime.actor import Actor, Role
-from dgdrf.runtime.clock import VirtualClock
+from dgdrf.runtime.clock import Event, VirtualClock
 from dgdrf.runtime.frozen import objects_frozen
 from dgdrf.runtime.messages import decode, encode, message, message_types
 from dgdrf.runtime.transport import LocalTransport
@@ -448,3 +448,56 @@ def test_a_roles_rounds_run_as_its_methods_say_overrides_included():
     assert a.seen == [("second", 0.1), ("second", 0.35), ("first", 0.5), ("second", 0.6), ("second", 0.85), ("first", 1.0)]
     assert b.seen == [(("later" if k == "second" else k), t) for k, t in a.seen]
     assert c.quiet == 1
+
+
+class Repeating(Event):
+    """An event that schedules itself again with one delay (as a periodic round does),
+    noting each firing's label."""
+
+    def __init__(self, clock, delay, seen, expected, counter, rounds):
+        self.clock, self.delay, self.seen, self.expected, self.counter, self.rounds = clock, delay, seen, expected, counter, rounds
+        self.label = -1
+
+    def schedule(self, delay):
+        self.label = next(self.counter)
+        self.expected.append((self.clock.now_ticks() + delay, self.label, self.label))
+        self.clock.schedule_repeat(delay, self, None)
+
+    def fire(self, args):
+        self.seen.append(self.label)
+        self.rounds -= 1
+        if self.rounds:
+            self.schedule(self.delay)
+
+
+@pytest.mark.parametrize("renumber_every", [0, 331])
+def test_repeated_events_keep_the_order_of_one_heap(renumber_every):
+    """Events scheduled again and again with one of a few delays (schedule_repeat: compiled,
+    a queue per delay) among one-off events due at the same ticks: everything runs by due
+    tick, then in the order it was scheduled, as a sort of (tick, sequence) says, with the
+    sequences numbered afresh mid-run or not."""
+    rng = np.random.default_rng(11)
+    clock = VirtualClock()
+    seen: list[int] = []
+    expected: list[tuple[int, int, int]] = []
+    counter = iter(range(10**6))
+
+    def once(label: int) -> None:
+        seen.append(label)
+        if renumber_every and len(seen) % renumber_every == 0:
+            clock._renumber()
+
+    def schedule_once(delay: int) -> None:
+        label = next(counter)
+        expected.append((clock.now_ticks() + delay, label, label))
+        clock.schedule_ticks(delay, once, (label,))
+
+    repeating = [Repeating(clock, 1000 * int(rng.integers(1, 6)), seen, expected, counter, 12) for _ in range(3000)]
+    for r in repeating:
+        r.schedule(1000 * int(rng.integers(0, 5)))  # its first firing: any delay
+    for _ in range(4000):
+        schedule_once(1000 * int(rng.integers(0, 40)))
+    clock.run()
+    assert clock.pending() == 0
+    assert len(seen) == len(expected) == 3000 * 12 + 4000
+    assert seen == [label for _, _, label in sorted(expected)]

@@ -144,7 +144,8 @@ class Periodic(Event):
 
     On the virtual clock it is its own event (:class:`~dgdrf.runtime.clock.Event`): each
     firing schedules the next one by a C call, as ``call_later`` did, at the same tick and
-    in the same order; on any other clock it goes through ``call_later``."""
+    in the same order (``VirtualClock.schedule_repeat``: compiled, in the queue of its
+    period, not the heap); on any other clock it goes through ``call_later``."""
 
     def __init__(self, actor: Actor, period: float, fn: Callable[[], Any], first: float) -> None:
         clock = actor.ctx.clock
@@ -178,7 +179,7 @@ class Periodic(Event):
         if not self._active:
             return
         assert self._virtual is not None  # fire: the virtual clock's event
-        self._virtual.schedule_event(self._ticks, self, self._role)
+        self._virtual.schedule_repeat(self._ticks, self, self._role)
         if self._round >= 0:  # compiled only: a role's round, by a C call
             cython.cast(Role, self._role).fire_round(self._round)
             return

@@ -3,7 +3,7 @@
 # their fields hold). Fields read from Python code are public.
 
 cimport cython
-from libc.stdlib cimport realloc, free, qsort
+from libc.stdlib cimport malloc, realloc, free, qsort
 from libc.string cimport memcpy
 from cpython.object cimport PyObject
 from cpython.list cimport PyList_GET_ITEM, PyList_SET_ITEM
@@ -45,6 +45,23 @@ cdef struct _Key:
 ctypedef _Key* _KeyArray
 
 
+cdef enum:
+    _FIFOS = 4  # delays whose repeated events (a periodic round's) queue in order of scheduling
+
+
+cdef struct _Fifo:
+    # the events scheduled with one delay again and again (schedule_repeat): due in the
+    # order they were scheduled, since the clock's time only grows; a ring of keys
+    long long delay
+    _Key* keys
+    Py_ssize_t cap
+    Py_ssize_t head
+    Py_ssize_t n
+
+ctypedef _Fifo* _FifoPtr
+ctypedef _Key** _KeyRefs
+
+
 cdef struct _Held:
     # what a payload slot holds in C: a frame's sender id (schedule_frame) and the
     # Warmable the event will reach, or NULL (borrowed: the event keeps it alive)
@@ -82,10 +99,20 @@ cdef class VirtualClock:
     cdef Py_ssize_t _nfree
     cdef list _pay
     cdef _Held* _held
+    cdef _Fifo _fifos[4]
+    cdef Py_ssize_t _nfifo
+    cdef Py_ssize_t _fifo_n  # events in the fifos
 
     @cython.locals(slot=Py_ssize_t)
     cpdef schedule_frame(self, long long delay_ticks, Event deliver, object target, long long src, object data)
     cpdef schedule_event(self, long long delay_ticks, Event event, Warmable hint)
+    @cython.locals(f=Py_ssize_t, q=_FifoPtr, slot=Py_ssize_t, k=Py_ssize_t, keys=_KeyArray, j=Py_ssize_t, cap=Py_ssize_t)
+    cpdef schedule_repeat(self, long long delay_ticks, Event event, Warmable hint)
+    @cython.locals(f=Py_ssize_t, best=Py_ssize_t, q=_FifoPtr, top=_Key, k=_Key)
+    cdef Py_ssize_t _first_source(self) noexcept
+    cdef long long _due(self, Py_ssize_t source) noexcept
+    @cython.locals(q=_FifoPtr, k=_Key)
+    cdef Py_ssize_t _take_first(self, Py_ssize_t source) noexcept
 
     cpdef double now(self)
     cpdef long long now_ticks(self)
@@ -96,9 +123,9 @@ cdef class VirtualClock:
     cdef Py_ssize_t _push(self, long long t, fn, object args, object hint) except -1
     @cython.locals(keys=_KeyArray, last=_Key, i=Py_ssize_t, n=Py_ssize_t, child=Py_ssize_t, top=cython.ulonglong)
     cdef Py_ssize_t _pop(self)
-    @cython.locals(keys=_KeyArray, i=Py_ssize_t, n=Py_ssize_t)
+    @cython.locals(keys=_KeyArray, i=Py_ssize_t, n=Py_ssize_t, f=Py_ssize_t, j=Py_ssize_t, q=_FifoPtr, refs=_KeyRefs, total=Py_ssize_t)
     cpdef _renumber(self)
-    @cython.locals(n=Py_ssize_t, t=cython.longlong, slot=Py_ssize_t, p=Py_ssize_t, pay=list, target=object)
+    @cython.locals(n=Py_ssize_t, t=cython.longlong, slot=Py_ssize_t, p=Py_ssize_t, pay=list, target=object, source=Py_ssize_t)
     cdef void _run_heap(self, long long limit) except *
     cdef void _run_slots(self, long long limit) except *
 
@@ -119,9 +146,29 @@ cdef inline int _compare_keys(const void* a, const void* b) noexcept nogil:
     return -1 if _key_before((<_Key*>a)[0], (<_Key*>b)[0]) else 1
 
 
+cdef inline int _compare_key_refs(const void* a, const void* b) noexcept nogil:
+    """qsort's comparison of two pointers to keys, by the keys."""
+    return -1 if _key_before((<_Key**>a)[0][0], (<_Key**>b)[0][0]) else 1
+
+
 cdef inline Py_ssize_t _slot_of(_Key* keys, Py_ssize_t i) noexcept nogil:
     """The payload slot of the event at heap position ``i``."""
     return <Py_ssize_t>(keys[i].order & _SLOT_MASK)
+
+
+cdef inline void _offer(_Key* best, Py_ssize_t* m, _Key k) noexcept nogil:
+    """Keep the three earliest keys offered, earliest first, in best[0:m]."""
+    cdef Py_ssize_t j = m[0]
+    if j == 3:
+        if not _key_before(k, best[2]):
+            return
+        j = 2
+    else:
+        m[0] = j + 1
+    while j > 0 and _key_before(k, best[j - 1]):
+        best[j] = best[j - 1]
+        j -= 1
+    best[j] = k
 
 
 @cython.boundscheck(False)
@@ -130,43 +177,56 @@ cdef inline void _warm_ahead(VirtualClock clock) noexcept:
     """Before an event runs, the next three are readied, each a step further
     (:class:`Warmable`): the next one's state is hinted to the cache (its stage 0), the
     one after's objects (stage 1: its own fields are there by now) and its payload (a
-    frame's bytes), and the third's object itself and its payload slot. The
-    second and third are guessed from the heap (the earlier child of its root, then the
-    earliest of what may follow it); a guess that an event scheduled meanwhile
-    overtakes costs a few hints, nothing else. The hinted object is beside each event's
-    payload slot (:c:type:`_Held`, a small array that stays in the cache); borrowed
-    pointers throughout: a reference count's increment would touch what is cold."""
+    frame's bytes), and the third's object itself and its payload slot. They are guessed
+    from the heap (its root, the earlier child of the root, then the earliest of what may
+    follow it) and the first three of each queue of repeated events (schedule_repeat);
+    a guess that an event scheduled meanwhile overtakes costs a few hints, nothing else.
+    The hinted object is beside each event's payload slot (:c:type:`_Held`, a small
+    array that stays in the cache); borrowed pointers throughout: a reference count's
+    increment would touch what is cold."""
     cdef _Key* keys = clock._keys
     cdef _Held* held = clock._held
-    cdef Py_ssize_t n = clock._heap_n, s, a, b, c
+    cdef Py_ssize_t n = clock._heap_n, s, a, b, c, f, j, m = 0
+    cdef _Key best[3]
+    cdef _Fifo* q
     cdef PyObject* h
     cdef PyObject** pay = (<PyListObject*>clock._pay).ob_item
-    if n == 0:
+    if n >= 1:
+        _offer(best, &m, keys[1])
+    if n >= 2:
+        a = 3 if n >= 3 and _before(keys, 3, 2) else 2
+        _offer(best, &m, keys[a])
+        # the heap's third: the root's other child, or one of the second's children
+        c = 5 - a
+        if c > n:
+            c = -1
+        b = 2 * a
+        if b <= n and (c < 0 or _before(keys, b, c)):
+            c = b
+        b += 1
+        if b <= n and (c < 0 or _before(keys, b, c)):
+            c = b
+        if c >= 0:
+            _offer(best, &m, keys[c])
+    for f in range(clock._nfifo):
+        q = &clock._fifos[f]
+        for j in range(3 if q.n > 3 else q.n):
+            _offer(best, &m, q.keys[(q.head + j) & (q.cap - 1)])
+    if m == 0:
         return
-    h = held[_slot_of(keys, 1)].hint
+    h = held[<Py_ssize_t>(best[0].order & _SLOT_MASK)].hint
     if h != NULL:
         (<Warmable>h).warm(0)
-    if n == 1:
+    if m == 1:
         return
-    a = 3 if n >= 3 and _before(keys, 3, 2) else 2  # the second
-    s = _slot_of(keys, a)
+    s = <Py_ssize_t>(best[1].order & _SLOT_MASK)
     prefetch_span(pay[3 * s + 1], 128)  # its payload (a frame's bytes)
     h = held[s].hint
     if h != NULL:
         (<Warmable>h).warm(1)
-    # the third: the root's other child, or one of the second's children
-    c = 5 - a
-    if c > n:
-        c = -1
-    b = 2 * a
-    if b <= n and (c < 0 or _before(keys, b, c)):
-        c = b
-    b += 1
-    if b <= n and (c < 0 or _before(keys, b, c)):
-        c = b
-    if c < 0:
+    if m == 2:
         return
-    s = _slot_of(keys, c)
+    s = <Py_ssize_t>(best[2].order & _SLOT_MASK)
     h = held[s].hint
     if h != NULL:
         prefetch_span(h, 256)

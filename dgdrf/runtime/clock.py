@@ -121,7 +121,10 @@ class VirtualClock:
     following a pointer per comparison to a Python object (with 10^4 actors and 4 x 10^4
     events pending those pointers miss the cache), and no Python object is made per event
     but its arguments, none for a frame (docs/notes/2026-11-29-performance-history.md,
-    docs/notes/2026-11-29-runtime-frames-and-lookups.md). tests/test_runtime.py and
+    docs/notes/2026-11-29-runtime-frames-and-lookups.md). Beside the heap, compiled, a
+    queue per delay of the events scheduled again and again with it (a periodic round:
+    :meth:`schedule_repeat`), each in due order by construction, so that the heap holds
+    the messages in flight and not the 10^4 rounds waiting. tests/test_runtime.py and
     tests/test_compiled_core.py hold both builds to the same order."""
 
     #: compiled only: the heap's keys (and the block they are in), the free payload
@@ -130,6 +133,8 @@ class VirtualClock:
     _keys: Any
     _free: Any
     _held: Any
+    #: compiled only: the queues of repeated events (schedule_repeat), a C array of _Fifo
+    _fifos: Any
 
     def __init__(self) -> None:
         self._now = 0  # ticks
@@ -141,6 +146,9 @@ class VirtualClock:
         # callback and arguments; _seq numbers the events scheduled (the tie-break)
         self._seq = 0
         self._heap_n = self._heap_cap = self._nfree = 0
+        #: compiled: queues of the events scheduled again and again with one delay
+        #: (schedule_repeat), _nfifo of them in use, _fifo_n events in them
+        self._nfifo = self._fifo_n = 0
         #: compiled: per payload slot s, three places from 3 s: its callback, its
         #: arguments (a frame's bytes) and a frame event's target (None for any other
         #: event; its sender's id in the C array _held, schedule_frame). One list, so that
@@ -153,6 +161,8 @@ class VirtualClock:
             free(self._keys_block)  # type: ignore[name-defined]  # libc's, cimported in clock.pxd
             free(self._free)  # type: ignore[name-defined]
             free(self._held)  # type: ignore[name-defined]
+            for f in range(self._nfifo):
+                free(self._fifos[f].keys)  # type: ignore[name-defined]
 
     def now(self) -> float:
         return self._now / TICKS_PER_SECOND
@@ -195,6 +205,54 @@ class VirtualClock:
             self._push(self._now + delay_ticks, event, (), hint)
             return
         self.schedule_ticks(delay_ticks, event, ())
+
+    def schedule_repeat(self, delay_ticks: int, event: Event, hint: Warmable | None) -> None:
+        """:meth:`schedule_event` for an event scheduled again and again with the same
+        delay (a periodic round, ``Actor.every``). Compiled, such events wait in a queue
+        per delay instead of the heap: since the clock's time only grows, each queue is
+        in the order its events are due, ties in the order they were scheduled, so the
+        next event is the earliest of the heap's first and the queues' first, the order
+        the heap alone would give. At 10^4 nodes nearly every pending event is a round:
+        the heap keeps the messages in flight, and a round waits without sifting."""
+        if not cython.compiled:
+            self.schedule_ticks(delay_ticks, event, ())
+            return
+        f = 0
+        while f < self._nfifo and self._fifos[f].delay != delay_ticks:
+            f += 1
+        if f == self._nfifo:
+            if f == _FIFOS:  # type: ignore[name-defined]  # clock.pxd's
+                self._push(self._now + delay_ticks, event, (), hint)
+                return
+            self._fifos[f].delay = delay_ticks
+            self._fifos[f].keys = cython.NULL
+            self._fifos[f].cap = self._fifos[f].head = self._fifos[f].n = 0
+            self._nfifo += 1
+        q = cython.address(self._fifos[f])
+        if q.n == q.cap:  # a ring twice as large, its keys from its start
+            cap = 2 * q.cap if q.cap else 1024
+            keys = cython.cast(cython.pointer(_Key), malloc(cap * cython.sizeof(_Key)))  # type: ignore[name-defined]  # clock.pxd's
+            if keys == cython.NULL:
+                raise MemoryError(f"virtual clock: no memory for {cap} repeated events")
+            for j in range(q.n):
+                keys[j] = q.keys[(q.head + j) & (q.cap - 1)]
+            free(q.keys)  # type: ignore[name-defined]
+            q.keys, q.cap, q.head = keys, cap, 0
+        if self._nfree == 0:
+            self._grow()
+        if self._seq == _SEQ_LIMIT:  # type: ignore[name-defined]
+            self._renumber()
+        self._nfree -= 1
+        slot = self._free[self._nfree]
+        _put(self._pay, 3 * slot, event)  # type: ignore[name-defined]
+        _put(self._pay, 3 * slot + 1, ())  # type: ignore[name-defined]
+        self._held[slot].hint = cython.NULL if hint is None else cython.cast(cython.pointer(PyObject), hint)  # type: ignore[name-defined]
+        k = (q.head + q.n) & (q.cap - 1)
+        q.keys[k].t = self._now + delay_ticks
+        q.keys[k].order = (self._seq << _SLOT_BITS) | slot  # type: ignore[name-defined]
+        self._seq += 1
+        q.n += 1
+        self._fifo_n += 1
 
     def schedule_ticks(self, delay_ticks: int, fn: Callable[..., Any], args: tuple) -> None:
         """Run ``fn(*args)`` ``delay_ticks`` ticks from now."""
@@ -253,7 +311,7 @@ class VirtualClock:
         sentinel at position 0 is due before all). ``hint``: the Warmable it will
         reach, or None (:func:`_warm_ahead`), kept alive by the event (its target, or the
         event itself)."""
-        if self._heap_n == self._heap_cap:
+        if self._nfree == 0:
             self._grow()
         if self._seq == _SEQ_LIMIT:  # type: ignore[name-defined]  # clock.pxd's
             self._renumber()
@@ -297,19 +355,60 @@ class VirtualClock:
         keys[i] = last
         return top & _SLOT_MASK  # type: ignore[name-defined]
 
+    def _first_source(self) -> int:
+        """Where the next event is (compiled build only): -1 the heap, f the queue f of
+        repeated events, -2 nowhere (nothing is pending)."""
+        best = -1 if self._heap_n else -2
+        for f in range(self._nfifo):
+            q = cython.address(self._fifos[f])
+            if q.n and (best == -2 or _key_before(q.keys[q.head], self._keys[1] if best == -1 else self._fifos[best].keys[self._fifos[best].head])):  # type: ignore[name-defined]
+                best = f
+        return best
+
+    def _due(self, source: int) -> int:
+        """The due tick of the first event of ``source`` (:meth:`_first_source`)."""
+        if source == -1:
+            return self._keys[1].t
+        return self._fifos[source].keys[self._fifos[source].head].t
+
+    def _take_first(self, source: int) -> int:
+        """Remove the first event of ``source`` and return its payload slot."""
+        if source == -1:
+            return self._pop()
+        q = cython.address(self._fifos[source])
+        k = q.keys[q.head]
+        q.head = (q.head + 1) & (q.cap - 1)
+        q.n -= 1
+        self._fifo_n -= 1
+        return k.order & _SLOT_MASK  # type: ignore[name-defined]
+
     def _renumber(self) -> None:
         """Number the pending events' sequences afresh from 0, in the order they run
         (compiled build only): when 2**40 events have been scheduled, the next sequence
-        would not fit its bits. A heap sorted by key is a heap, and the order of the
+        would not fit its bits. Every key keeps its place (the heap and the queues of
+        repeated events keep their order, which is the keys' order), and the order of the
         events is what it was. Interpreted, there is nothing to number."""
         if not cython.compiled:
             return
         keys = self._keys
         n = self._heap_n
-        qsort(cython.address(keys[1]), n, cython.sizeof(_Key), _compare_keys)  # type: ignore[name-defined]  # clock.pxd's
-        for i in range(1, n + 1):
-            keys[i].order = (cython.cast(cython.ulonglong, i - 1) << _SLOT_BITS) | (keys[i].order & _SLOT_MASK)  # type: ignore[name-defined]
-        self._seq = n
+        total = n + self._fifo_n
+        refs = cython.cast(_KeyRefs, malloc((total + 1) * cython.sizeof(_KeyArray)))  # type: ignore[name-defined]  # clock.pxd's
+        if refs == cython.NULL:
+            raise MemoryError("virtual clock: no memory to renumber the pending events")
+        for i in range(n):
+            refs[i] = cython.address(keys[i + 1])
+        i = n
+        for f in range(self._nfifo):
+            q = cython.address(self._fifos[f])
+            for j in range(q.n):
+                refs[i] = cython.address(q.keys[(q.head + j) & (q.cap - 1)])
+                i += 1
+        qsort(refs, total, cython.sizeof(_KeyArray), _compare_key_refs)  # type: ignore[name-defined]
+        for i in range(total):
+            refs[i].order = (cython.cast(cython.ulonglong, i) << _SLOT_BITS) | (refs[i].order & _SLOT_MASK)  # type: ignore[name-defined]
+        free(refs)  # type: ignore[name-defined]
+        self._seq = total
 
     def stop(self) -> None:
         """Make :meth:`run` return after the current callback."""
@@ -323,7 +422,7 @@ class VirtualClock:
 
     def pending(self) -> int:
         if cython.compiled:
-            return self._heap_n
+            return self._heap_n + self._fifo_n
         return sum(map(len, self._slots.values()))
 
     def run(self, until: float | None = None) -> float:
@@ -342,12 +441,15 @@ class VirtualClock:
         n = 0
         pay = self._pay
         try:
-            while self._heap_n and not self._stopped:
-                t = self._keys[1].t
+            while not self._stopped:
+                source = self._first_source()
+                if source == -2:
+                    break
+                t = self._due(source)
                 if limit >= 0 and t > limit:
                     self._now = limit
                     break
-                slot = self._pop()
+                slot = self._take_first(source)
                 self._now = t
                 p = 3 * slot
                 fn = _take(pay, p)  # type: ignore[name-defined]  # clock.pxd's: pay[p], None left there
@@ -356,7 +458,7 @@ class VirtualClock:
                 self._free[self._nfree] = slot
                 self._nfree += 1
                 n += 1
-                if self._heap_n >= _WARM_FROM:  # type: ignore[name-defined]  # clock.pxd's
+                if self._heap_n + self._fifo_n >= _WARM_FROM:  # type: ignore[name-defined]  # clock.pxd's
                     _warm_ahead(self)  # type: ignore[name-defined]
                 if target is not None:  # a frame (schedule_frame)
                     cython.cast(Event, fn).fire_frame(target, self._held[slot].src, args)
