@@ -352,8 +352,9 @@ class Actor:
         """Fire ``event`` after ``delay`` seconds of the running clock, with no handle: a
         role's own :class:`~dgdrf.runtime.clock.Event`, scheduled again and again (a
         timeout per round), where :meth:`after` makes a timer object each time. On the
-        virtual clock it is scheduled by a C call and fired by one, at the tick and in the
-        order :meth:`after` would give it."""
+        virtual clock it is scheduled by a C call (``VirtualClock.schedule_repeat``: the
+        queue of its delay) and fired by one, at the tick and in the order :meth:`after`
+        would give it."""
         self._later(delay, event)
 
     def _later(self, delay: float, event: RoleEvent) -> None:
@@ -362,7 +363,7 @@ class Actor:
         clock = self.ctx.clock
         if isinstance(clock, VirtualClock):
             virtual = clock  # compiled: a C reference (actor.pxd), for a C call
-            virtual.schedule_ticks(to_ticks(delay), event, ())
+            virtual.schedule_repeat(to_ticks(delay), event, None)  # scheduled again and again: a queue of its delay
         else:
             clock.schedule(delay, event, ())
 
