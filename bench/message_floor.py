@@ -4,8 +4,9 @@ An event-driven emulator delivers each message as an event: it is pushed on a he
 pending events and popped in time order, and between processes it is also encoded and
 decoded once. Three floors, each measured here and printed in ns per message:
 
-1. **The C heap**: a binary heap of 24-byte records (due tick, sequence, payload slot),
-   as the compiled VirtualClock keeps (runtime/clock.py), in a C program compiled by
+1. **The C heap**: a binary heap of 24-byte records (due tick, sequence, payload slot;
+   the compiled VirtualClock's keys are 16 bytes, sequence and slot in one word, and its
+   periodic rounds wait outside the heap: runtime/clock.py), in a C program compiled by
    this script with ``cc -O2``: ``PENDING`` events pending (4 per node at 10,000 nodes,
    as a gossip round keeps), each popped event pushing one new at a uniform latency of
    1,000-5,000 ticks (1-5 ms). Nothing else: the physical limit of time order.
