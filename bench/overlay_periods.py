@@ -30,9 +30,9 @@ from dgdrf.overlay_run import OverlayConfig, OverlayRun
 WORKLOADS = (("cyclon", 100, 20, 8), ("pushsum", 30, 10, 5))
 
 
-def periods(protocol: str, nodes: int, cycles: int, c: int, l: int) -> tuple[float, list[float]]:
+def periods(protocol: str, nodes: int, cycles: int, c: int, shuffle: int) -> tuple[float, list[float]]:
     """One run: its start's wall time and each period's, in seconds."""
-    run = OverlayRun(OverlayConfig(protocol=protocol, nodes=nodes, cycles=cycles, cyclon_view=c, cyclon_shuffle=l, seed=1, metrics_every=cycles))
+    run = OverlayRun(OverlayConfig(protocol=protocol, nodes=nodes, cycles=cycles, cyclon_view=c, cyclon_shuffle=shuffle, seed=1, metrics_every=cycles))
     walls = []
     for _ in range(cycles):
         before = run.wall_s
@@ -50,15 +50,15 @@ def main() -> int:
     rev = subprocess.run(["git", "-C", where, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     print(f"# {time.strftime('%Y-%m-%dT%H:%MZ', time.gmtime())}, {core()} core, git {rev} ({where}), {os.cpu_count()} cpus, {nodes:,} nodes, median of {repeat} runs")
     print(f"{'workload':<28} {'start':>7} {'1st period':>11} {'later (median, range)':>24} {'loop':>7}  ms")
-    for protocol, cycles, c, l in WORKLOADS:
-        runs = [periods(protocol, nodes, cycles, c, l) for _ in range(repeat)]
+    for protocol, cycles, c, shuffle in WORKLOADS:
+        runs = [periods(protocol, nodes, cycles, c, shuffle) for _ in range(repeat)]
         start = statistics.median(s for s, _ in runs) * 1e3
         first = statistics.median(w[0] for _, w in runs) * 1e3
         later = [statistics.median(w[1:]) * 1e3 for _, w in runs]
         lo = min(min(w[1:]) for _, w in runs) * 1e3
         hi = max(max(w[1:]) for _, w in runs) * 1e3
         loop = statistics.median(sum(w) for _, w in runs) * 1e3
-        name = f"{protocol} {nodes} x {cycles} (c={c}, l={l})"
+        name = f"{protocol} {nodes} x {cycles} (c={c}, l={shuffle})"
         print(f"{name:<28} {start:>7.0f} {first:>11.0f} {statistics.median(later):>12.1f} ({lo:.0f}-{hi:.0f}) {loop:>7.0f}")
     return 0
 

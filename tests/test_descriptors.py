@@ -68,7 +68,9 @@ def test_a_peers_frame_reads_to_the_ids_of_its_addresses(peers: list) -> None:
     d.read_addresses(frame)
     assert d.entries() == [(a, 0, None) for a in peers]
     general = Descriptors(1)
-    general.read_address_list(decode(frame).peers + [7, None])  # not addresses: left out
+    decoded = decode(frame)
+    assert isinstance(decoded, Peers)
+    general.read_address_list(decoded.peers + [7, None])  # not addresses: left out
     assert general.entries() == d.entries()
 
 
