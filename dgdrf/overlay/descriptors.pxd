@@ -100,6 +100,14 @@ cdef inline Py_ssize_t _get_array_header(const unsigned char* p, Py_ssize_t size
     return -1
 
 
+cdef inline Py_ssize_t _frame_list(const unsigned char* p, Py_ssize_t size, Py_ssize_t* n) noexcept nogil:
+    """A frame ``[tag, [...]]`` (tag below 128): the position of its list's first item,
+    the list's length in ``n``; -1 for anything else."""
+    if size < 3 or p[0] != 0x92 or p[1] >= 0x80:
+        return -1
+    return _get_array_header(p, size, 2, n)
+
+
 cdef inline Py_ssize_t _get_str_header(const unsigned char* p, Py_ssize_t size, Py_ssize_t pos, Py_ssize_t* ln) noexcept nogil:
     """A msgpack str header at ``pos`` (fixstr, str8, str16) whose bytes are all in the
     frame: the position of the bytes, their length in ``ln``; -1 for anything else."""
@@ -203,9 +211,7 @@ cdef inline bint _read_addresses(Descriptors d, bytes data) except -1:
     cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(data)
     cdef Py_ssize_t size = PyBytes_GET_SIZE(data), pos, n, k, ln
     cdef long long i
-    if size < 3 or p[0] != 0x92 or p[1] >= 0x80:
-        return False
-    pos = _get_array_header(p, size, 2, &n)
+    pos = _frame_list(p, size, &n)
     if pos < 0:
         return False
     d.n = 0
@@ -238,9 +244,7 @@ cdef inline bint _read(Descriptors d, bytes data) except -1:
     cdef double x
     cdef float x32
     cdef object prof
-    if size < 3 or p[0] != 0x92 or p[1] >= 0x80:
-        return False
-    pos = _get_array_header(p, size, 2, &n)
+    pos = _frame_list(p, size, &n)
     if pos < 0:
         return False
     d.n = 0
