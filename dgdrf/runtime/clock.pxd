@@ -99,7 +99,7 @@ cdef class VirtualClock:
     cdef Py_ssize_t _nfree
     cdef list _pay
     cdef _Held* _held
-    cdef _Fifo _fifos[4]
+    cdef _Fifo _fifos[_FIFOS]
     cdef Py_ssize_t _nfifo
     cdef Py_ssize_t _fifo_n  # events in the fifos
 
