@@ -106,9 +106,9 @@ cdef class VirtualClock:
     @cython.locals(slot=Py_ssize_t)
     cpdef schedule_frame(self, long long delay_ticks, Event deliver, object target, long long src, object data)
     cpdef schedule_event(self, long long delay_ticks, Event event, Warmable hint)
-    @cython.locals(f=Py_ssize_t, q=_FifoPtr, slot=Py_ssize_t, k=Py_ssize_t, keys=_KeyArray, j=Py_ssize_t, cap=Py_ssize_t)
+    @cython.locals(f=Py_ssize_t, q=_FifoPtr, k=Py_ssize_t, keys=_KeyArray, j=Py_ssize_t, cap=Py_ssize_t)
     cpdef schedule_repeat(self, long long delay_ticks, Event event, Warmable hint)
-    @cython.locals(f=Py_ssize_t, best=Py_ssize_t, q=_FifoPtr, top=_Key, k=_Key)
+    @cython.locals(f=Py_ssize_t, best=Py_ssize_t, q=_FifoPtr, first=_KeyArray)
     cdef Py_ssize_t _first_source(self) noexcept
     cdef long long _due(self, Py_ssize_t source) noexcept
     @cython.locals(q=_FifoPtr, k=_Key)
@@ -119,8 +119,11 @@ cdef class VirtualClock:
     cpdef schedule_ticks(self, long long delay_ticks, fn, tuple args)
     @cython.locals(old=Py_ssize_t, cap=Py_ssize_t, s=Py_ssize_t, block=cython.p_void, slots=cython.p_void, held=cython.p_void)
     cdef int _grow(self) except -1
-    @cython.locals(keys=_KeyArray, i=Py_ssize_t, slot=Py_ssize_t, order=cython.ulonglong)
+    @cython.locals(keys=_KeyArray, i=Py_ssize_t, order=cython.ulonglong)
     cdef Py_ssize_t _push(self, long long t, fn, object args, object hint) except -1
+    @cython.final
+    @cython.locals(slot=Py_ssize_t, order=cython.ulonglong)
+    cdef inline unsigned long long _take_slot(self, fn, object args, object hint) except? 0
     @cython.locals(keys=_KeyArray, last=_Key, i=Py_ssize_t, n=Py_ssize_t, child=Py_ssize_t, top=cython.ulonglong)
     cdef Py_ssize_t _pop(self)
     @cython.locals(keys=_KeyArray, i=Py_ssize_t, n=Py_ssize_t, f=Py_ssize_t, j=Py_ssize_t, q=_FifoPtr, refs=_KeyRefs, total=Py_ssize_t)
@@ -138,22 +141,12 @@ cdef inline bint _key_before(_Key a, _Key b) noexcept nogil:
 
 cdef inline bint _before(_Key* keys, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
     """Whether the event at heap position ``a`` runs before the one at ``b``."""
-    return keys[a].t < keys[b].t or (keys[a].t == keys[b].t and keys[a].order < keys[b].order)
-
-
-cdef inline int _compare_keys(const void* a, const void* b) noexcept nogil:
-    """qsort's comparison of two keys (no two are equal)."""
-    return -1 if _key_before((<_Key*>a)[0], (<_Key*>b)[0]) else 1
+    return _key_before(keys[a], keys[b])
 
 
 cdef inline int _compare_key_refs(const void* a, const void* b) noexcept nogil:
     """qsort's comparison of two pointers to keys, by the keys."""
     return -1 if _key_before((<_Key**>a)[0][0], (<_Key**>b)[0][0]) else 1
-
-
-cdef inline Py_ssize_t _slot_of(_Key* keys, Py_ssize_t i) noexcept nogil:
-    """The payload slot of the event at heap position ``i``."""
-    return <Py_ssize_t>(keys[i].order & _SLOT_MASK)
 
 
 cdef inline void _offer(_Key* best, Py_ssize_t* m, _Key k) noexcept nogil:

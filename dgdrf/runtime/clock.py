@@ -238,19 +238,9 @@ class VirtualClock:
                 keys[j] = q.keys[(q.head + j) & (q.cap - 1)]
             free(q.keys)  # type: ignore[name-defined]
             q.keys, q.cap, q.head = keys, cap, 0
-        if self._nfree == 0:
-            self._grow()
-        if self._seq == _SEQ_LIMIT:  # type: ignore[name-defined]
-            self._renumber()
-        self._nfree -= 1
-        slot = self._free[self._nfree]
-        _put(self._pay, 3 * slot, event)  # type: ignore[name-defined]
-        _put(self._pay, 3 * slot + 1, ())  # type: ignore[name-defined]
-        self._held[slot].hint = cython.NULL if hint is None else cython.cast(cython.pointer(PyObject), hint)  # type: ignore[name-defined]
         k = (q.head + q.n) & (q.cap - 1)
+        q.keys[k].order = self._take_slot(event, (), hint)
         q.keys[k].t = self._now + delay_ticks
-        q.keys[k].order = (self._seq << _SLOT_BITS) | slot  # type: ignore[name-defined]
-        self._seq += 1
         q.n += 1
         self._fifo_n += 1
 
@@ -311,17 +301,7 @@ class VirtualClock:
         sentinel at position 0 is due before all). ``hint``: the Warmable it will
         reach, or None (:func:`_warm_ahead`), kept alive by the event (its target, or the
         event itself)."""
-        if self._nfree == 0:
-            self._grow()
-        if self._seq == _SEQ_LIMIT:  # type: ignore[name-defined]  # clock.pxd's
-            self._renumber()
-        self._nfree -= 1
-        slot = self._free[self._nfree]
-        _put(self._pay, 3 * slot, fn)  # type: ignore[name-defined]  # clock.pxd's: a free slot holds None
-        _put(self._pay, 3 * slot + 1, args)  # type: ignore[name-defined]
-        self._held[slot].hint = cython.NULL if hint is None else cython.cast(cython.pointer(PyObject), hint)  # type: ignore[name-defined]  # clock.pxd's
-        order = (self._seq << _SLOT_BITS) | slot  # type: ignore[name-defined]
-        self._seq += 1
+        order = self._take_slot(fn, args, hint)
         keys = self._keys
         self._heap_n += 1
         i = self._heap_n
@@ -330,7 +310,24 @@ class VirtualClock:
             i >>= 1
         keys[i].t = t
         keys[i].order = order
-        return slot
+        return order & _SLOT_MASK  # type: ignore[name-defined]  # clock.pxd's
+
+    def _take_slot(self, fn: Any, args: Any, hint: Warmable | None) -> int:
+        """A free payload slot for an event (compiled build only), holding its callback,
+        arguments and ``hint``; returns its key's order word: the next scheduling sequence
+        above the slot (sequences numbered afresh first if the next would not fit)."""
+        if self._nfree == 0:
+            self._grow()
+        if self._seq == _SEQ_LIMIT:  # type: ignore[name-defined]  # clock.pxd's
+            self._renumber()
+        self._nfree -= 1
+        slot = self._free[self._nfree]
+        _put(self._pay, 3 * slot, fn)  # type: ignore[name-defined]  # clock.pxd's: a free slot holds None
+        _put(self._pay, 3 * slot + 1, args)  # type: ignore[name-defined]
+        self._held[slot].hint = cython.NULL if hint is None else cython.cast(cython.pointer(PyObject), hint)  # type: ignore[name-defined]
+        order = (self._seq << _SLOT_BITS) | slot  # type: ignore[name-defined]
+        self._seq += 1
+        return order
 
     def _pop(self) -> int:
         """Remove the first event's key and return its payload slot (compiled build only):
@@ -359,10 +356,12 @@ class VirtualClock:
         """Where the next event is (compiled build only): -1 the heap, f the queue f of
         repeated events, -2 nowhere (nothing is pending)."""
         best = -1 if self._heap_n else -2
+        first = cython.address(self._keys[1])  # the best source's first key
         for f in range(self._nfifo):
             q = cython.address(self._fifos[f])
-            if q.n and (best == -2 or _key_before(q.keys[q.head], self._keys[1] if best == -1 else self._fifos[best].keys[self._fifos[best].head])):  # type: ignore[name-defined]
+            if q.n and (best == -2 or _key_before(q.keys[q.head], first[0])):  # type: ignore[name-defined]  # clock.pxd's
                 best = f
+                first = cython.address(q.keys[q.head])
         return best
 
     def _due(self, source: int) -> int:
