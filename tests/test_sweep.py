@@ -234,7 +234,9 @@ def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
 
 
 def test_a_run_over_the_time_limit_is_killed_and_recorded(tmp_path):
-    spec = load_sweep(sweep_file(tmp_path, 'policies = ["dgdrf"]\nneighbors = [2]\nseeds = [1]\nservers = [30]\nusers = [10]\n'))
+    # a run of well over a minute (300 servers, 100 users), not one of about a second,
+    # whose end before the limit depended on the machine's speed
+    spec = load_sweep(sweep_file(tmp_path, 'policies = ["dgdrf"]\nneighbors = [2]\nseeds = [1]\nservers = [300]\nusers = [100]\n'))
     outcome = run_sweep(spec, tmp_path / "out", workers=1, progress=False, timeout=1.0)
     assert (outcome.done, outcome.failed) == (1, 1)
     (rec,) = read_records(tmp_path / "out")[0]

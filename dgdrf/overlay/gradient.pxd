@@ -62,6 +62,7 @@ cdef double[::1] _PU
 cdef long long[::1] _PS
 cdef long long[::1] _PT
 cdef long long[::1] _RANK
+cdef long long[::1] _VSLOT
 cdef long long[::1] _RG
 cdef double[::1] _RV
 cdef long long[::1] _RT
@@ -143,6 +144,12 @@ cdef class Gradient(GradientBase):
     cdef public long long _mseq
     cdef dict _vcache
     cdef unsigned char[::1] _gone_bits
+    cdef public long long _kept_version
+    cdef public double _kept_own
+    cdef long long _kg
+    cdef double _kv
+    cdef long long _kt
+    cdef long long _ki
 
     cpdef double[::1] sample_utilities(self)
     cpdef bint is_centre(self) except -1
@@ -162,8 +169,10 @@ cdef class Gradient(GradientBase):
     cdef bint _maybe_gone(self, long long i) noexcept
     @cython.locals(last=Py_ssize_t, x=Py_ssize_t)
     cdef _forget_slot(self, Py_ssize_t k, Py_ssize_t h)
-    @cython.locals(mn=Py_ssize_t, ne=Py_ssize_t, no=Py_ssize_t, n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, x=Py_ssize_t, o=Py_ssize_t, e=Py_ssize_t, P=Py_ssize_t, r=Py_ssize_t, taken=Py_ssize_t, need=Py_ssize_t, lo=Py_ssize_t, a=Py_ssize_t, base=cython.longlong, names=list)
+    @cython.locals(mn=Py_ssize_t, ne=Py_ssize_t, no=Py_ssize_t, n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, x=Py_ssize_t, o=Py_ssize_t, e=Py_ssize_t, P=Py_ssize_t, r=Py_ssize_t, taken=Py_ssize_t, need=Py_ssize_t, lo=Py_ssize_t, a=Py_ssize_t, nv=Py_ssize_t, chosen=Py_ssize_t, kept=bint, base=cython.longlong, names=list)
     cdef _select_arrays(self, Py_ssize_t h, bint own_known, double own)
+    @cython.locals(e=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, o=Py_ssize_t, held=Py_ssize_t, g=cython.longlong, v=double, t=cython.longlong, u=double, idle=bint, names=list)
+    cdef bint _reselect_arrays(self, Py_ssize_t no, Py_ssize_t ne, Py_ssize_t nv, double own) except -1
     @cython.locals(mask=Py_ssize_t, x=Py_ssize_t)
     cdef Py_ssize_t _mslot(self, long long i) noexcept
     @cython.locals(mask=Py_ssize_t, x=Py_ssize_t)
@@ -229,6 +238,7 @@ cdef void _delete(long long[::1] order, Py_ssize_t at, Py_ssize_t n) noexcept
 cpdef Py_ssize_t _load_entries(entries, str me, AddressBook book, long long[::1] ids, double[::1] us, long long[::1] stamps) except -1
 @cython.locals(j=Py_ssize_t)
 cdef void _remove(long long[::1] ids, double[::1] us, long long[::1] ss, long long[::1] ts, Py_ssize_t n, Py_ssize_t k) noexcept
+cdef (long long, double, long long) _eq39_key(double u, long long t, double own) noexcept
 @cython.locals(g=cython.longlong, v=double, j=Py_ssize_t)
 cdef Py_ssize_t _rank_in(Py_ssize_t r, Py_ssize_t P, double u, long long t, long long i, Py_ssize_t code, double own, list names) except -1
 cdef inline bint _key_before(long long g, double v, long long t, long long i, long long g2, double v2, long long t2, long long i2, list names) except -1

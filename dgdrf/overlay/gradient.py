@@ -529,6 +529,15 @@ class Gradient(GradientBase):
         #: compiled: a bit per node id, set for every node ever put in ``_gone`` (a
         #: superset of its keys): a clear bit spares the dictionary's lookup
         self._gone_bits: Any = array("B", [0]) * (8 if cython.compiled else 0)
+        #: compiled, :attr:`_last_selection` in fields: the ``_ranked_version`` of the last
+        #: full selection while it may be reused (-1: none), its own utility, and eq. 3.9's
+        #: key (g, v, t, node id) of the last node it chose (see :meth:`_reselect_arrays`)
+        self._kept_version = -1
+        self._kept_own = 0.0
+        self._kg = 0
+        self._kv = 0.0
+        self._kt = 0
+        self._ki = 0
 
     @property
     def view(self) -> dict[str, tuple[float, int]]:
@@ -544,6 +553,7 @@ class Gradient(GradientBase):
     @view.setter
     def view(self, view: dict[str, tuple[float, int]]) -> None:
         self._last_selection = None
+        self._kept_version = -1
         if not cython.compiled:
             self._view = view
             return
@@ -769,6 +779,7 @@ class Gradient(GradientBase):
             j = self._mslot(i)
             held = ([self._vs[k]] if k >= 0 else []) + ([self._ms[j]] if j >= 0 else [])
             self._suspects[addr] = max(held, default=NO_STAMP)
+            self._kept_version = -1
             if k >= 0:
                 self._vcache = None
                 _remove(self._vid, self._vu, self._vs, self._vt, self._vn, k)
@@ -1133,6 +1144,7 @@ class Gradient(GradientBase):
                 self._mn += 1
                 _HPOS[x] = k
             elif self._mu[k] != u:  # a new rank key: moved in the utility order
+                self._ranked_version += 1
                 _delete(self._mbyu, self._place(True, k, self._mn), self._mn)
                 self._mu[k] = u
                 _insert(self._mbyu, self._place(True, k, self._mn - 1), self._mn - 1, k)
@@ -1160,6 +1172,7 @@ class Gradient(GradientBase):
     def _forget_slot(self, k: int, h: int) -> None:
         """Drop memory slot ``k``: the last slot moves into it, and the first ``h`` heard
         entries' slots (``_HPOS``) follow."""
+        self._ranked_version += 1
         last = self._mn - 1
         for x in range(h):
             if _HPOS[x] == k:
@@ -1284,6 +1297,7 @@ class Gradient(GradientBase):
 
     def _index_add(self, k: int) -> None:
         """Put the new slot ``k`` (not yet counted in ``_mn``) into both orders."""
+        self._ranked_version += 1
         _insert(self._mbyu, self._place(True, k, self._mn), self._mn, k)
         _insert(self._mbyt, self._place(False, k, self._mn), self._mn, k)
 
@@ -1297,7 +1311,8 @@ class Gradient(GradientBase):
         that order), each with its freshest descriptor, the earlier kept on equal stamps.
         Of P nodes or fewer, the view is all of them: the memory least recently
         refreshed first, then the others; else the P most preferred by eq. 3.9
-        (:func:`_prefers`), in that order, ranked without moving the memory."""
+        (:func:`_prefers`), in that order, ranked without moving the memory, unless the
+        last such ranking still holds (:meth:`_reselect_arrays`)."""
         mn = self._mn
         _reserve(mn + self._vn + h)
         base = _id_marks(len(self._book.names))
@@ -1305,6 +1320,7 @@ class Gradient(GradientBase):
         no = 0  # overrides of remembered descriptors
         for k in range(self._vn):
             j = self._mslot(self._vid[k])
+            _VSLOT[k] = j if j >= 0 else -1 - ne  # where the view's entry k is in the pool
             if j < 0:
                 _PID[ne] = self._vid[k]
                 _PU[ne] = self._vu[k]
@@ -1317,6 +1333,7 @@ class Gradient(GradientBase):
                 _OU[no] = self._vu[k]
                 _OS[no] = self._vs[k]
                 no += 1
+        nv = ne  # the first nv nodes not remembered are the view's
         for x in range(h):
             j = _HPOS[x]
             if j >= 0:
@@ -1346,6 +1363,7 @@ class Gradient(GradientBase):
         n = mn + ne
         self._vcache = None
         self._vroom(P if n > P else n)
+        kept = False  # this selection may be reused
         if n <= P:
             for k in range(mn):  # the memory in its order (it holds P nodes or fewer)
                 _RANK[k] = k
@@ -1359,6 +1377,8 @@ class Gradient(GradientBase):
         else:
             if not own_known:
                 own = self._own_utility()
+            if self._kept_version == self._ranked_version and own == self._kept_own and self._vn == P and self._reselect_arrays(no, ne, nv, own):
+                return
             names = self._book.names
             for o in range(no):
                 _OVER[_OPOS[o]] = o + 1
@@ -1415,10 +1435,13 @@ class Gradient(GradientBase):
             for o in range(no):
                 _OVER[_OPOS[o]] = 0
             n = P
+            kept = P > 0
+        chosen = 0  # overrides chosen
         for j in range(n):
             k = _RANK[j]
             if k < mn:
                 o = _find(_OPOS, no, k)
+                chosen += o >= 0
                 self._vid[j] = self._mid[k]
                 self._vu[j] = self._mu[k] if o < 0 else _OU[o]
                 self._vs[j] = self._ms[k] if o < 0 else _OS[o]
@@ -1429,6 +1452,53 @@ class Gradient(GradientBase):
                 self._vs[j] = _PS[k - mn]
                 self._vt[j] = _PT[k - mn]
         self._vn = n
+        # kept for reuse when every override was chosen: one left out would shadow a
+        # remembered descriptor, which can come back at another rank (_reselect)
+        self._kept_version = self._ranked_version if kept and chosen == no else -1
+        if kept:
+            self._kept_own = own
+            self._kg, self._kv, self._kt, self._ki = _RG[P - 1], _RV[P - 1], _RT[P - 1], _RI[P - 1]
+
+    def _reselect_arrays(self, no: int, ne: int, nv: int, own: float) -> bool:
+        """:meth:`_reselect` on the arrays, within :meth:`_select_arrays` (whose pool it
+        reads: the overrides ``_O*``, the nodes not remembered ``_P*``, of which the
+        first ``nv`` are the view's, and where each view entry is in them, ``_VSLOT``),
+        when the last full selection was kept for reuse at this own utility and memory
+        (``_kept_version``). The view keeps its nodes in its order, each with its
+        freshest descriptor, and True is returned, if (a) each of them ranks as it was
+        chosen (:func:`_same_rank`), (b) every override is of a node in the view (else
+        it shadows a remembered descriptor) and (c) every node neither remembered nor in
+        the view ranks after the last chosen (eq. 3.9's key ``_kg``, ``_kv``, ``_kt``,
+        ``_ki``); else False, the view untouched."""
+        names = self._book.names
+        for e in range(nv, ne):
+            g, v, t = _eq39_key(_PU[e], _PT[e], own)
+            if not _key_before(self._kg, self._kv, self._kt, self._ki, g, v, t, _PID[e], names):
+                return False
+        idle = own == _NEG_INF
+        held = 0  # overrides of nodes in the view
+        for k in range(self._vn):
+            j = _VSLOT[k]
+            if j < 0:
+                u = _PU[-1 - j]
+            else:
+                o = _find(_OPOS, no, j)
+                held += o >= 0
+                u = self._mu[j] if o < 0 else _OU[o]
+            if not _same_rank(u, self._vu[k], idle):
+                return False
+        if held < no:
+            return False
+        for k in range(self._vn):
+            j = _VSLOT[k]
+            if j < 0:
+                self._vu[k] = _PU[-1 - j]
+                self._vs[k] = _PS[-1 - j]
+            else:
+                o = _find(_OPOS, no, j)
+                self._vu[k] = self._mu[j] if o < 0 else _OU[o]
+                self._vs[k] = self._ms[j] if o < 0 else _OS[o]
+        return True
 
     def _vroom(self, n: int) -> None:
         """Make the view's arrays hold at least ``n`` entries."""
@@ -1468,6 +1538,9 @@ _OU = array("d", [0.0]) * 64
 _OS = array("q", [0]) * 64
 _OVER = array("q", [0]) * 64
 _RANK = array("q", [0]) * 64
+#: where each entry of the view is in a selection's pool: its memory slot, or -1 - its
+#: place among the nodes not remembered
+_VSLOT = array("q", [0]) * 64
 _RG = array("q", [0]) * 64
 _RV = array("d", [0.0]) * 64
 _RT = array("q", [0]) * 64
@@ -1482,11 +1555,12 @@ _ID_PLACES = 1 << 24
 
 def _reserve(n: int) -> None:
     """Make the shared scratch hold at least ``n`` entries, keeping what it holds."""
-    global _HID, _HU, _HS, _HPOS, _PID, _PU, _PS, _PT, _OPOS, _OU, _OS, _OVER, _RANK, _RG, _RV, _RT, _RI
+    global _HID, _HU, _HS, _HPOS, _PID, _PU, _PS, _PT, _OPOS, _OU, _OS, _OVER, _RANK, _VSLOT, _RG, _RV, _RT, _RI
     if len(_HID) < n:
         _HID, _HU, _HS, _HPOS = _grown(_HID, "q", 2 * n), _grown(_HU, "d", 2 * n), _grown(_HS, "q", 2 * n), _grown(_HPOS, "q", 2 * n)
         _PID, _PU, _PS, _PT = _grown(_PID, "q", 2 * n), _grown(_PU, "d", 2 * n), _grown(_PS, "q", 2 * n), _grown(_PT, "q", 2 * n)
         _OPOS, _OU, _OS, _OVER = _grown(_OPOS, "q", 2 * n), _grown(_OU, "d", 2 * n), _grown(_OS, "q", 2 * n), _grown(_OVER, "q", 2 * n)
+        _VSLOT = _grown(_VSLOT, "q", 2 * n)
         _RANK, _RG, _RV, _RT, _RI = _grown(_RANK, "q", 2 * n), _grown(_RG, "q", 2 * n), _grown(_RV, "d", 2 * n), _grown(_RT, "q", 2 * n), _grown(_RI, "q", 2 * n)
 
 
@@ -1571,18 +1645,7 @@ def _rank_in(r: int, P: int, u: float, t: int, i: int, code: int, own: float, na
     """Offer a selection's pool's node ``i`` (utility ``u``, tie-break ``t``; ``code``: its
     memory slot, or ``_mn`` + its place in ``_P*``) to the best so far (``r`` of at
     most P, best first: keys in ``_R*``, codes in ``_RANK``); the count after."""
-    # eq. 3.9 as the key (g, v, t), smallest preferred (as :func:`_prefers`)
-    if own == _NEG_INF:
-        g = 0
-        v = 0.0
-        if u == _NEG_INF:
-            t += _IDLE_LAST
-    elif u >= own and u != _NEG_INF:
-        g = 0
-        v = u
-    else:
-        g = 1
-        v = -u
+    g, v, t = _eq39_key(u, t, own)
     if r == P:
         if not _key_before(g, v, t, i, _RG[P - 1], _RV[P - 1], _RT[P - 1], _RI[P - 1], names):
             return r
@@ -1601,6 +1664,19 @@ def _rank_in(r: int, P: int, u: float, t: int, i: int, code: int, own: float, na
     _RI[j] = i
     _RANK[j] = code
     return r + 1
+
+
+def _eq39_key(u: float, t: int, own: float) -> tuple[int, float, int]:
+    """Eq. 3.9's order around a node of utility ``own`` as a key (g, v, t) of a node of
+    utility ``u`` and tie-break ``t``, smallest preferred (as :func:`_prefers`; the
+    address, last, is :func:`_key_before`'s): g 0 at or above ``own``, 1 below (every
+    -inf below), v the utility above, minus it below (closest first); to a node of
+    utility -inf, (0, 0.0, t), t raised by 2**32 for a node of utility -inf."""
+    if own == _NEG_INF:
+        return 0, 0.0, t + _IDLE_LAST if u == _NEG_INF else t
+    if u >= own and u != _NEG_INF:
+        return 0, u, t
+    return 1, -u, t
 
 
 def _key_before(g: int, v: float, t: int, i: int, g2: int, v2: float, t2: int, i2: int, names: list) -> bool:
