@@ -459,11 +459,12 @@ def test_by_default_a_node_with_users_remembers_every_node_with_users_and_one_wi
 
 
 def test_reused_selection_is_the_full_selection(monkeypatch):
-    """``Gradient._reselect`` (the interpreted build's: the compiled one ranks its arrays
-    every time) skips ranking the pool again when nothing in it can change the chosen
-    view. Every reuse is checked here against a full selection of the same pool, over a
-    whole dgdrf run (views, their order and the descriptors kept), and the run's result
-    must be the one with reuse switched off, and the compiled build's."""
+    """``Gradient._reselect`` (the interpreted build's; the compiled one's is
+    ``_reselect_arrays``, on the same conditions) skips ranking the pool again when
+    nothing in it can change the chosen view. Every reuse is checked here against a full
+    selection of the same pool, over a whole dgdrf run (views, their order and the
+    descriptors kept), and the run's result must be the one with reuse switched off, and
+    the compiled build's (which reuses by its own rules)."""
     import dgdrf.policies.distributed as distributed
     from dgdrf.emulation import RunConfig, run_emulation
     from dgdrf.model.generators import google_2011_scenario

@@ -188,8 +188,8 @@ cdef class Gradient(GradientBase):
     @cython.locals(lo=Py_ssize_t, hi=Py_ssize_t, mid=Py_ssize_t, j=Py_ssize_t, order=cython.longlong[::1])
     cdef Py_ssize_t _place(self, bint by_utility, Py_ssize_t k, Py_ssize_t n) except -1
     cdef _index_add(self, Py_ssize_t k)
-    cdef _vroom(self, Py_ssize_t n)
-    cdef _mroom(self, Py_ssize_t n)
+    cdef int _vroom(self, Py_ssize_t n) except -1
+    cdef int _mroom(self, Py_ssize_t n) except -1
     cpdef _answer(self, long long src_id, str src, utility, stamp, entries)
     cpdef _replied(self, str src, utility, stamp, entries)
     @cython.locals(fresh=dict, gone=dict, view=dict, suspects=dict, heard=dict, known=tuple, m=Py_ssize_t)
@@ -222,7 +222,7 @@ cpdef object choice(rnd, list seq)
 cpdef Py_ssize_t choice_index(rnd, Py_ssize_t n) except -1
 @cython.locals(u=double, t=cython.longlong, own=double)
 cpdef tuple _preference(u, t, addr, own)
-cpdef _reserve(Py_ssize_t n)
+cdef int _reserve(Py_ssize_t n) except -1
 cpdef long long _id_marks(Py_ssize_t n) except -1
 @cython.locals(m=Py_ssize_t)
 cpdef object _grown(a, str kind, Py_ssize_t n)

@@ -747,8 +747,9 @@ class Gradient(GradientBase):
             if m >= 0:
                 _HID[0] = src
                 if data[1] == _SHUFFLE:
-                    u, s = self._descriptor()
-                    self._send_exchange(src, _REPLY, u, s)
+                    u = self._own_utility()
+                    self.stamp += 1  # :meth:`_descriptor`, without its tuple
+                    self._send_exchange(src, _REPLY, u, self.stamp)
                     self._merge_arrays(m + 1, True, u)  # this node's utility, as just sent
                     return
                 if self._book.names[src] == self._awaiting:
@@ -1337,7 +1338,7 @@ class Gradient(GradientBase):
         for x in range(h):
             j = _HPOS[x]
             if j >= 0:
-                o = _find(_OPOS, no, j)
+                o = _find(_OPOS, no, j) if no else -1
                 if o < 0:
                     if _HS[x] > self._ms[j]:
                         _OPOS[no] = j
@@ -1440,7 +1441,7 @@ class Gradient(GradientBase):
         for j in range(n):
             k = _RANK[j]
             if k < mn:
-                o = _find(_OPOS, no, k)
+                o = _find(_OPOS, no, k) if no else -1
                 chosen += o >= 0
                 self._vid[j] = self._mid[k]
                 self._vu[j] = self._mu[k] if o < 0 else _OU[o]
@@ -1479,25 +1480,30 @@ class Gradient(GradientBase):
         held = 0  # overrides of nodes in the view
         for k in range(self._vn):
             j = _VSLOT[k]
+            o = -1
             if j < 0:
                 u = _PU[-1 - j]
             else:
-                o = _find(_OPOS, no, j)
-                held += o >= 0
+                if no:
+                    o = _find(_OPOS, no, j)
+                    held += o >= 0
                 u = self._mu[j] if o < 0 else _OU[o]
-            if not _same_rank(u, self._vu[k], idle):
+            # _same_rank, inline
+            if (u != self._vu[k]) if not idle else ((u == _NEG_INF) != (self._vu[k] == _NEG_INF)):
                 return False
         if held < no:
             return False
         for k in range(self._vn):
             j = _VSLOT[k]
+            o = -1
             if j < 0:
                 self._vu[k] = _PU[-1 - j]
                 self._vs[k] = _PS[-1 - j]
-            else:
+                continue
+            if no:
                 o = _find(_OPOS, no, j)
-                self._vu[k] = self._mu[j] if o < 0 else _OU[o]
-                self._vs[k] = self._ms[j] if o < 0 else _OS[o]
+            self._vu[k] = self._mu[j] if o < 0 else _OU[o]
+            self._vs[k] = self._ms[j] if o < 0 else _OS[o]
         return True
 
     def _vroom(self, n: int) -> None:

@@ -8,6 +8,17 @@ from dgdrf.model.metrics cimport gini_falls
 from dgdrf.policies.local cimport HomeUsers
 
 
+cdef class TickState:
+    cdef public HomeUsers home
+    cdef public bint parallel
+    cdef public bint announce
+    cdef public double utility_then
+    cdef public object gradient
+    cdef public bint validating
+
+
+@cython.locals(u=double, low=tuple)
+cdef _tick(TickState t, object sched)
 @cython.locals(us=cython.double[::1])
 cdef bint _sample_gini_falls(object gradient, double share, double step) except -1
 cdef object _lowest(HomeUsers home)

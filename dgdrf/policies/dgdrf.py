@@ -82,42 +82,40 @@ except ImportError:  # interpreted without Cython installed
     from dgdrf import cython_shadow as cython
 
 
+class TickState:
+    """What a :class:`GradientScheduler`'s tick reads, apart from the scheduler (compiled:
+    C fields, read by :func:`_tick` without a Python attribute lookup each, as every
+    server runs a tick every allocation tick, most of them deciding nothing)."""
+
+    def __init__(self, home: HomeUsers, parallel: bool) -> None:
+        self.home = home
+        self.parallel = parallel
+        #: exchange with every server with users at once when this server's utility rose
+        #: (``--gradient-announce``, stamped gradient: Gradient.announce; set by the wiring)
+        self.announce = False
+        self.utility_then = -math.inf
+        self.gradient: GradientBase = None  # type: ignore[assignment]  # set by the policy's wiring
+        self.validating = False  # a validation (3.3.1) is under way
+
+
 class GradientScheduler(HomeScheduler):
     """The allocation decision of DGDRF (``parallel=False``) or PDGDRF (``True``)."""
 
     # slots, not the instance dictionary, for what every tick reads (a faster lookup)
-    __slots__ = ("parallel", "gini_overlay", "announce", "_utility_then", "gradient", "validating")
+    __slots__ = ("gini_overlay", "_state")
 
     def __init__(self, desk: TaskDesk, parallel: bool, gini_overlay: bool = False) -> None:
         super().__init__(desk)
-        self.parallel = parallel
         self.gini_overlay = gini_overlay
-        #: exchange with every server with users at once when this server's utility rose
-        #: (``--gradient-announce``, stamped gradient: Gradient.announce; set by the wiring)
-        self.announce = False
-        self._utility_then = -math.inf
-        self.gradient: GradientBase = None  # type: ignore[assignment]  # set by the policy's wiring
-        self.validating = False
+        self._state = TickState(self.home, parallel)
+
+    parallel = property(lambda self: self._state.parallel, doc="PDGDRF (alg. 6), else DGDRF")
+    announce = property(lambda self: self._state.announce, lambda self, on: setattr(self._state, "announce", on), doc=":attr:`TickState.announce`")
+    gradient = property(lambda self: self._state.gradient, lambda self, g: setattr(self._state, "gradient", g), doc="the server's gradient (set by the wiring)")
+    validating = property(lambda self: self._state.validating, lambda self, on: setattr(self._state, "validating", on), doc="a validation (3.3.1) is under way")
 
     def on_tick(self) -> None:
-        if self.announce:
-            u = self.home.utility()
-            if u > self._utility_then:
-                self.gradient.announce()  # type: ignore[attr-defined]  # wired only with the stamped gradient
-            self._utility_then = u
-        if self.validating:
-            return
-        low = _lowest(self.home)
-        if low is None or low[1].request is None or low[1].out:
-            return
-        if _is_centre(self.gradient):
-            if self.parallel:
-                self.place_lowest()
-            else:
-                self.validating = True
-                self.gradient.validate_centre(self._validated)
-        elif self.parallel and self._gini_falls(low[1]):
-            self.place_lowest()
+        _tick(self._state, self)
 
     def _validated(self, ok: bool) -> None:
         self.validating = False
@@ -147,6 +145,31 @@ class GradientScheduler(HomeScheduler):
             utilities = array("d", [*self.gradient.sample_utilities(), *extra])
             return gini_falls(share, d, utilities, len(utilities))
         return _sample_gini_falls(self.gradient, share, d)
+
+
+def _tick(t: TickState, sched: GradientScheduler) -> None:
+    """:meth:`GradientScheduler.on_tick`: announce a risen utility (``announce``); unless
+    a validation is under way, when the lowest home user has a task waiting that is not
+    out, DGDRF validates a centre (3.3.1) and PDGDRF places at a centre or where the Gini
+    coefficient falls (alg. 6)."""
+    if t.announce:
+        u = t.home.utility()
+        if u > t.utility_then:
+            t.gradient.announce()  # type: ignore[attr-defined]  # wired only with the stamped gradient
+        t.utility_then = u
+    if t.validating:
+        return
+    low = _lowest(t.home)
+    if low is None or low[1].request is None or low[1].out:
+        return
+    if _is_centre(t.gradient):
+        if t.parallel:
+            sched.place_lowest()
+        else:
+            t.validating = True
+            t.gradient.validate_centre(sched._validated)
+    elif t.parallel and sched._gini_falls(low[1]):
+        sched.place_lowest()
 
 
 def _lowest(home: HomeUsers) -> Any:
