@@ -109,10 +109,37 @@ class GradientScheduler(HomeScheduler):
         self.gini_overlay = gini_overlay
         self._state = TickState(self.home, parallel)
 
-    parallel = property(lambda self: self._state.parallel, doc="PDGDRF (alg. 6), else DGDRF")
-    announce = property(lambda self: self._state.announce, lambda self, on: setattr(self._state, "announce", on), doc=":attr:`TickState.announce`")
-    gradient = property(lambda self: self._state.gradient, lambda self, g: setattr(self._state, "gradient", g), doc="the server's gradient (set by the wiring)")
-    validating = property(lambda self: self._state.validating, lambda self, on: setattr(self._state, "validating", on), doc="a validation (3.3.1) is under way")
+    @property
+    def parallel(self) -> bool:
+        """PDGDRF (alg. 6), else DGDRF."""
+        return self._state.parallel
+
+    @property
+    def announce(self) -> bool:
+        """:attr:`TickState.announce` (``--gradient-announce``)."""
+        return self._state.announce
+
+    @announce.setter
+    def announce(self, on: bool) -> None:
+        self._state.announce = on
+
+    @property
+    def gradient(self) -> GradientBase:
+        """The server's gradient (set by the policy's wiring)."""
+        return self._state.gradient
+
+    @gradient.setter
+    def gradient(self, gradient: GradientBase) -> None:
+        self._state.gradient = gradient
+
+    @property
+    def validating(self) -> bool:
+        """A validation (3.3.1) is under way."""
+        return self._state.validating
+
+    @validating.setter
+    def validating(self, on: bool) -> None:
+        self._state.validating = on
 
     def on_tick(self) -> None:
         _tick(self._state, self)
