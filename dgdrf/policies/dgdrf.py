@@ -102,50 +102,27 @@ class GradientScheduler(HomeScheduler):
     """The allocation decision of DGDRF (``parallel=False``) or PDGDRF (``True``)."""
 
     # slots, not the instance dictionary, for what every tick reads (a faster lookup)
-    __slots__ = ("gini_overlay", "_state")
+    __slots__ = ("gini_overlay", "state")
 
     def __init__(self, desk: TaskDesk, parallel: bool, gini_overlay: bool = False) -> None:
         super().__init__(desk)
         self.gini_overlay = gini_overlay
-        self._state = TickState(self.home, parallel)
-
-    @property
-    def parallel(self) -> bool:
-        """PDGDRF (alg. 6), else DGDRF."""
-        return self._state.parallel
-
-    @property
-    def announce(self) -> bool:
-        """:attr:`TickState.announce` (``--gradient-announce``)."""
-        return self._state.announce
-
-    @announce.setter
-    def announce(self, on: bool) -> None:
-        self._state.announce = on
+        self.state = TickState(self.home, parallel)  # what a tick reads (announce: set by the wiring)
 
     @property
     def gradient(self) -> GradientBase:
         """The server's gradient (set by the policy's wiring)."""
-        return self._state.gradient
+        return self.state.gradient
 
     @gradient.setter
     def gradient(self, gradient: GradientBase) -> None:
-        self._state.gradient = gradient
-
-    @property
-    def validating(self) -> bool:
-        """A validation (3.3.1) is under way."""
-        return self._state.validating
-
-    @validating.setter
-    def validating(self, on: bool) -> None:
-        self._state.validating = on
+        self.state.gradient = gradient
 
     def on_tick(self) -> None:
-        _tick(self._state, self)
+        _tick(self.state, self)
 
     def _validated(self, ok: bool) -> None:
-        self.validating = False
+        self.state.validating = False
         if ok and self.gradient.is_centre():
             self.place_lowest()
 
@@ -231,7 +208,7 @@ class _GradientPolicy(DistributedPolicy):
         sched = GradientScheduler(desk, self.parallel, gini_overlay=self.options.gini_neighbours == "overlay")
         gradient = self.make_gradient(sched.home.utility, cyclon)
         announce = self.gradient_announce if self.options.gradient_announce is None else self.options.gradient_announce
-        sched.announce = announce and isinstance(gradient, Gradient)
+        sched.state.announce = announce and isinstance(gradient, Gradient)
         sched.gradient = gradient
         roles += [gradient, sched]
         return roles
