@@ -8,6 +8,7 @@
 
 cimport cython
 from libc.string cimport memcpy
+from libc.math cimport INFINITY
 from libc.stdint cimport uint64_t
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE, PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_AsLongLongAndOverflow
@@ -171,7 +172,7 @@ cdef class Gradient(GradientBase):
     cdef _forget_slot(self, Py_ssize_t k, Py_ssize_t h)
     @cython.locals(mn=Py_ssize_t, ne=Py_ssize_t, no=Py_ssize_t, n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, x=Py_ssize_t, o=Py_ssize_t, e=Py_ssize_t, P=Py_ssize_t, r=Py_ssize_t, taken=Py_ssize_t, need=Py_ssize_t, lo=Py_ssize_t, a=Py_ssize_t, nv=Py_ssize_t, chosen=Py_ssize_t, kept=bint, base=cython.longlong, names=list)
     cdef _select_arrays(self, Py_ssize_t h, bint own_known, double own)
-    @cython.locals(e=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, o=Py_ssize_t, held=Py_ssize_t, g=cython.longlong, v=double, t=cython.longlong, u=double, idle=bint, names=list)
+    @cython.locals(e=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, o=Py_ssize_t, held=Py_ssize_t, g=cython.longlong, v=double, t=cython.longlong, u=double, s=cython.longlong, idle=bint, names=list)
     cdef bint _reselect_arrays(self, Py_ssize_t no, Py_ssize_t ne, Py_ssize_t nv, double own) except -1
     @cython.locals(mask=Py_ssize_t, x=Py_ssize_t)
     cdef Py_ssize_t _mslot(self, long long i) noexcept
@@ -238,12 +239,26 @@ cdef void _delete(long long[::1] order, Py_ssize_t at, Py_ssize_t n) noexcept
 cpdef Py_ssize_t _load_entries(entries, str me, AddressBook book, long long[::1] ids, double[::1] us, long long[::1] stamps) except -1
 @cython.locals(j=Py_ssize_t)
 cdef void _remove(long long[::1] ids, double[::1] us, long long[::1] ss, long long[::1] ts, Py_ssize_t n, Py_ssize_t k) noexcept
-cdef (long long, double, long long) _eq39_key(double u, long long t, double own) noexcept
 @cython.locals(g=cython.longlong, v=double, j=Py_ssize_t)
 cdef Py_ssize_t _rank_in(Py_ssize_t r, Py_ssize_t P, double u, long long t, long long i, Py_ssize_t code, double own, list names) except -1
 cdef inline bint _key_before(long long g, double v, long long t, long long i, long long g2, double v2, long long t2, long long i2, list names) except -1
 @cython.locals(above_a=bint, above_b=bint)
 cdef bint _prefers(double ua, long long ta, long long a, double ub, long long tb, long long b, double own, list names) except -1
+
+
+cdef inline (long long, double, long long) _eq39_key(double u, long long t, double own) noexcept nogil:
+    """Eq. 3.9's order around a node of utility ``own`` as a key (g, v, t) of a node of
+    utility ``u`` and tie-break ``t``, smallest preferred (as :func:`_prefers`; the
+    address, last, is :func:`_key_before`'s): g 0 at or above ``own``, 1 below (every
+    -inf below), v the utility above, minus it below (closest first); to a node of
+    utility -inf, (0, 0.0, t), t raised by 2**32 for a node of utility -inf
+    (``_IDLE_LAST``). Compiled only (the ranking on arrays), inline here so that the
+    toolbox gradient's ranking inlines it too: C constants, no module names."""
+    if own == -INFINITY:
+        return 0, 0.0, (t + 4294967296LL if u == -INFINITY else t)
+    if u >= own and u != -INFINITY:
+        return 0, u, t
+    return 1, -u, t
 
 
 cdef inline Py_ssize_t _int_size(long long v) noexcept nogil:

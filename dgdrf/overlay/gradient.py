@@ -1338,7 +1338,7 @@ class Gradient(GradientBase):
         for x in range(h):
             j = _HPOS[x]
             if j >= 0:
-                o = _find(_OPOS, no, j) if no else -1
+                o = _find(_OPOS, no, j)
                 if o < 0:
                     if _HS[x] > self._ms[j]:
                         _OPOS[no] = j
@@ -1441,7 +1441,7 @@ class Gradient(GradientBase):
         for j in range(n):
             k = _RANK[j]
             if k < mn:
-                o = _find(_OPOS, no, k) if no else -1
+                o = _find(_OPOS, no, k)
                 chosen += o >= 0
                 self._vid[j] = self._mid[k]
                 self._vu[j] = self._mu[k] if o < 0 else _OU[o]
@@ -1470,41 +1470,32 @@ class Gradient(GradientBase):
         chosen (:func:`_same_rank`), (b) every override is of a node in the view (else
         it shadows a remembered descriptor) and (c) every node neither remembered nor in
         the view ranks after the last chosen (eq. 3.9's key ``_kg``, ``_kv``, ``_kt``,
-        ``_ki``); else False, the view untouched."""
+        ``_ki``); else False, and the ranking follows (it reads the pool, not the view,
+        and writes the whole view, so entries refreshed here before a check failed do not
+        matter)."""
         names = self._book.names
         for e in range(nv, ne):
-            g, v, t = _eq39_key(_PU[e], _PT[e], own)
+            g, v, t = _eq39_key(_PU[e], _PT[e], own)  # type: ignore[name-defined]  # gradient.pxd's
             if not _key_before(self._kg, self._kv, self._kt, self._ki, g, v, t, _PID[e], names):
                 return False
         idle = own == _NEG_INF
         held = 0  # overrides of nodes in the view
         for k in range(self._vn):
             j = _VSLOT[k]
-            o = -1
             if j < 0:
-                u = _PU[-1 - j]
+                u, s = _PU[-1 - j], _PS[-1 - j]
             else:
-                if no:
-                    o = _find(_OPOS, no, j)
-                    held += o >= 0
-                u = self._mu[j] if o < 0 else _OU[o]
-            # _same_rank, inline
-            if (u != self._vu[k]) if not idle else ((u == _NEG_INF) != (self._vu[k] == _NEG_INF)):
-                return False
-        if held < no:
-            return False
-        for k in range(self._vn):
-            j = _VSLOT[k]
-            o = -1
-            if j < 0:
-                self._vu[k] = _PU[-1 - j]
-                self._vs[k] = _PS[-1 - j]
-                continue
-            if no:
                 o = _find(_OPOS, no, j)
-            self._vu[k] = self._mu[j] if o < 0 else _OU[o]
-            self._vs[k] = self._ms[j] if o < 0 else _OS[o]
-        return True
+                if o < 0:
+                    u, s = self._mu[j], self._ms[j]
+                else:
+                    held += 1
+                    u, s = _OU[o], _OS[o]
+            if not _same_rank(u, self._vu[k], idle):
+                return False
+            self._vu[k] = u
+            self._vs[k] = s
+        return held == no
 
     def _vroom(self, n: int) -> None:
         """Make the view's arrays hold at least ``n`` entries."""
@@ -1651,7 +1642,7 @@ def _rank_in(r: int, P: int, u: float, t: int, i: int, code: int, own: float, na
     """Offer a selection's pool's node ``i`` (utility ``u``, tie-break ``t``; ``code``: its
     memory slot, or ``_mn`` + its place in ``_P*``) to the best so far (``r`` of at
     most P, best first: keys in ``_R*``, codes in ``_RANK``); the count after."""
-    g, v, t = _eq39_key(u, t, own)
+    g, v, t = _eq39_key(u, t, own)  # type: ignore[name-defined]  # gradient.pxd's
     if r == P:
         if not _key_before(g, v, t, i, _RG[P - 1], _RV[P - 1], _RT[P - 1], _RI[P - 1], names):
             return r
@@ -1670,19 +1661,6 @@ def _rank_in(r: int, P: int, u: float, t: int, i: int, code: int, own: float, na
     _RI[j] = i
     _RANK[j] = code
     return r + 1
-
-
-def _eq39_key(u: float, t: int, own: float) -> tuple[int, float, int]:
-    """Eq. 3.9's order around a node of utility ``own`` as a key (g, v, t) of a node of
-    utility ``u`` and tie-break ``t``, smallest preferred (as :func:`_prefers`; the
-    address, last, is :func:`_key_before`'s): g 0 at or above ``own``, 1 below (every
-    -inf below), v the utility above, minus it below (closest first); to a node of
-    utility -inf, (0, 0.0, t), t raised by 2**32 for a node of utility -inf."""
-    if own == _NEG_INF:
-        return 0, 0.0, t + _IDLE_LAST if u == _NEG_INF else t
-    if u >= own and u != _NEG_INF:
-        return 0, u, t
-    return 1, -u, t
 
 
 def _key_before(g: int, v: float, t: int, i: int, g2: int, v2: float, t2: int, i2: int, names: list) -> bool:

@@ -3,7 +3,7 @@
 
 cimport cython
 from dgdrf.runtime.actor cimport Role, RoleEvent
-from dgdrf.overlay.gradient cimport GradientBase, exchange_frame, preferred, _exchange_frame_ids, _read_exchange_ids, _tiebreak_id, _key_before, _find, _grown, _remove, _all_below
+from dgdrf.overlay.gradient cimport GradientBase, exchange_frame, preferred, _exchange_frame_ids, _read_exchange_ids, _tiebreak_id, _eq39_key, _key_before, _find, _grown, _remove, _all_below
 
 cdef long _SHUFFLE
 cdef long _REPLY
@@ -16,7 +16,6 @@ cdef long long[::1] _ET
 cdef long long[::1] _KG
 cdef double[::1] _KV
 cdef long long[::1] _KT
-cdef long long _IDLE_LAST
 
 
 cdef class ToolboxGradient
@@ -67,7 +66,7 @@ cdef class ToolboxGradient(GradientBase):
     cpdef _merge(self, entries)
     @cython.locals(clock=cython.longlong, j=Py_ssize_t, i=cython.longlong, birth=cython.longlong, k=Py_ssize_t, n=Py_ssize_t, oldest=Py_ssize_t)
     cdef _merge_arrays(self, Py_ssize_t m)
-    @cython.locals(n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, b=Py_ssize_t, r=Py_ssize_t, P=Py_ssize_t, u=double, names=list)
+    @cython.locals(n=Py_ssize_t, k=Py_ssize_t, j=Py_ssize_t, b=Py_ssize_t, r=Py_ssize_t, P=Py_ssize_t, names=list)
     cdef _keep_preferred(self, double own)
     cdef _room(self, Py_ssize_t n)
     @cython.locals(k=Py_ssize_t)

@@ -59,8 +59,6 @@ except ImportError:  # interpreted without Cython installed
 _SHUFFLE = GradientShuffle.TAG
 _REPLY = GradientReply.TAG
 _NEG_INF = -math.inf
-#: gradient._IDLE_LAST: a tie-break raised by it puts a node of utility -inf last
-_IDLE_LAST = 1 << 32
 
 #: the toolbox's reference configuration (overlay-mngr example reference.conf)
 DEFAULT_OLD_THRESHOLD = 100
@@ -74,8 +72,8 @@ _EAGE = array("q", [0]) * 64
 #: entries kept (scratch, as above)
 _ORDER = array("q", [0]) * 64
 _ET = array("q", [0]) * 64
-#: compiled: eq. 3.9's key (g, v, t) of each entry of the view, as gradient._rank_in makes
-#: it (:func:`~dgdrf.overlay.gradient._key_before` compares two; scratch, as above)
+#: compiled: eq. 3.9's key (g, v, t) of each entry of the view (gradient._eq39_key;
+#: :func:`~dgdrf.overlay.gradient._key_before` compares two; scratch, as above)
 _KG = array("q", [0]) * 64
 _KV = array("d", [0.0]) * 64
 _KT = array("q", [0]) * 64
@@ -360,20 +358,8 @@ class ToolboxGradient(GradientBase):
         n = self._n
         _reserve(n)
         names = self._book.names
-        for k in range(n):  # eq. 3.9's key of each entry, once (gradient._rank_in's)
-            u = self._us[k]
-            _KT[k] = self._ts[k]
-            if own == _NEG_INF:
-                _KG[k] = 0
-                _KV[k] = 0.0
-                if u == _NEG_INF:
-                    _KT[k] += _IDLE_LAST
-            elif u >= own and u != _NEG_INF:
-                _KG[k] = 0
-                _KV[k] = u
-            else:
-                _KG[k] = 1
-                _KV[k] = -u
+        for k in range(n):  # eq. 3.9's key of each entry, once
+            _KG[k], _KV[k], _KT[k] = _eq39_key(self._us[k], self._ts[k], own)  # type: ignore[name-defined]  # gradient.pxd's
         P = self.P
         r = 0  # the best so far, at most P, in _ORDER: an entry after the P-th is not kept
         for k in range(n):
